@@ -1,0 +1,1 @@
+//! Text formats: FEN4 and PGN4 for the cross board, FEN, SAN and PGN for Duo, and move text.

@@ -1,0 +1,60 @@
+//! An unvalidated description of a position, as a parser produces it.
+
+use crate::army::{Army, ByArmy};
+use crate::board::ArmyStatus;
+use crate::geometry::{BoardKind, CastleSide};
+use crate::piece::Piece;
+use crate::square::Square;
+
+/// The en passant right an army's last double step opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EnPassant {
+    /// The square the pawn skipped (where an enemy pawn captures).
+    pub skipped: Square,
+    /// The square the pawn landed on (where it is taken from).
+    pub landed: Square,
+}
+
+/// Everything that describes a position, unchecked. [`crate::Position::from_setup`] turns it into
+/// a [`crate::Position`] or says what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// The board.
+    pub board: BoardKind,
+    /// The pieces and their squares.
+    pub pieces: Vec<(Square, Piece)>,
+    /// The army to move.
+    pub turn: Army,
+    /// Castling rights per army: `[king side, queen side]`.
+    pub castling: ByArmy<[bool; 2]>,
+    /// Open en passant rights per army (the army whose pawn double-stepped).
+    pub en_passant: ByArmy<Option<EnPassant>>,
+    /// Which armies are in play, walking or out.
+    pub status: ByArmy<ArmyStatus>,
+    /// Free-for-all points (FEN4 carries them; the position itself does not use them).
+    pub points: ByArmy<i32>,
+    /// Plies since the last capture or pawn move.
+    pub halfmove_clock: u16,
+}
+
+impl Setup {
+    /// The standard start position of `board` with `first` to move.
+    pub fn start(board: BoardKind, first: Army) -> Setup {
+        let armies = board.armies();
+        Setup {
+            board,
+            pieces: board.start_pieces(),
+            turn: first,
+            castling: ByArmy::from_fn(|a| [armies.contains(a); 2]),
+            en_passant: ByArmy::default(),
+            status: ByArmy::from_fn(|a| if armies.contains(a) { ArmyStatus::Playing } else { ArmyStatus::Absent }),
+            points: ByArmy::default(),
+            halfmove_clock: 0,
+        }
+    }
+
+    /// The castling right of `army` on `side`.
+    pub fn can_castle(&self, army: Army, side: CastleSide) -> bool {
+        self.castling[army][side as usize]
+    }
+}

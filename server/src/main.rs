@@ -1,0 +1,2 @@
+//! The `fourkings` binary.
+fn main() {}
