@@ -206,6 +206,20 @@ impl ArmySet {
         self.0 == 0
     }
 
+    /// The armies after `army` in seat order, up to and including `last` (all four, ending with
+    /// `army`, when `last == army`).
+    pub fn seats_after(army: Army, last: Army) -> ArmySet {
+        let mut set = ArmySet::EMPTY;
+        let mut a = army;
+        loop {
+            a = a.next();
+            set = set.with(a);
+            if a == last {
+                return set;
+            }
+        }
+    }
+
     /// The armies in the set, in seat order.
     pub fn iter(self) -> impl Iterator<Item = Army> {
         Army::ALL.into_iter().filter(move |&a| self.contains(a))

@@ -3,6 +3,7 @@
 
 mod army;
 mod board;
+pub mod game;
 mod geometry;
 mod movegen;
 mod moves;
@@ -27,3 +28,4 @@ pub use rules::{Format, LeadEnding, MateTiming, ParsePresetError, Preset, Promot
 pub use setup::{EnPassant, Setup};
 pub use square::{ParseSquareError, Square};
 pub use square_set::{SquareSet, SquareSetIter};
+pub use game::{Game, GameError, Outcome, Seat, Team};

@@ -166,14 +166,6 @@ impl Position {
         counter.0
     }
 
-    /// The legal moves `army` would have if it were its turn now, using only the en passant
-    /// rights of the armies in `en_passant_from` (those that moved after `army` last did).
-    pub(crate) fn legal_moves_of(&self, army: Army, en_passant_from: ArmySet) -> MoveList {
-        let mut list = MoveList::new();
-        self.generate(army, en_passant_from, &mut list);
-        list
-    }
-
     /// Whether `army` would have any legal move if it were its turn now.
     pub(crate) fn has_legal_move(&self, army: Army, en_passant_from: ArmySet) -> bool {
         let mut any = Any(false);

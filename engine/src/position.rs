@@ -10,7 +10,7 @@ use crate::board::{self, ArmyStatus, WALL, at, class_table, empty_cells};
 use crate::geometry::{BoardKind, Castle, CastleSide, pawn_forward, step};
 use crate::moves::{Move, MoveKind};
 use crate::piece::{PROMOTED, Piece, Role};
-use crate::rules::{Format, PromotionSet, RuleSet, RuleSetError};
+use crate::rules::{Format, MateTiming, PromotionSet, RuleSet, RuleSetError};
 use crate::setup::{EnPassant, Setup};
 use crate::square::Square;
 use crate::square_set::SquareSet;
@@ -29,6 +29,8 @@ pub(crate) struct MoveRules {
     pub(crate) promotion: PromotionSet,
     /// Pawn breakthrough: a pawn reaching the line stays a pawn (and wins).
     pub(crate) breakthrough: bool,
+    /// When mates are decided (perft needs it to know when a game is over).
+    pub(crate) mate: MateTiming,
 }
 
 impl MoveRules {
@@ -42,6 +44,7 @@ impl MoveRules {
             promotion_rank: rules.promotion_rank - 1,
             promotion: rules.promotion,
             breakthrough: rules.pawn_breakthrough,
+            mate: rules.mate,
         }
     }
 }

@@ -1,0 +1,659 @@
+//! A whole game under a rule set: turns, the turn-start assessment, results, free-for-all points
+//! and eliminations, draws, resignations, walking kings and lifeline takebacks.
+//!
+//! [`Game`] wraps a [`Position`] and decides what each move means. Every change goes through a
+//! method that checks it and either applies it completely or returns an error and changes
+//! nothing, so a server can hand it untrusted input.
+
+mod assess;
+mod event;
+mod outcome;
+mod seat;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use thiserror::Error;
+
+pub use event::{Action, Consequence, Elimination, Event, Ply, ScoreReason};
+pub use outcome::{DrawReason, FfaEnding, Outcome, WinReason};
+pub use seat::{Seat, Team};
+
+use crate::army::{Army, ArmySet, ByArmy};
+use crate::board::ArmyStatus;
+use crate::moves::{Move, MoveList};
+use crate::piece::Piece;
+use crate::position::{Position, PositionError};
+use crate::rules::{Format, LeadEnding, Resignation, RuleSet, RuleSetError};
+use crate::setup::Setup;
+
+/// A game in progress or finished.
+#[derive(Clone, Debug)]
+pub struct Game {
+    rules: RuleSet,
+    /// The setup the game began from (PGN4's `StartFen4`, and replays).
+    start: Setup,
+    position: Position,
+    /// Duo only: the seat to move (W1, B1, W2, B2 in turn). The cross board reads it off the
+    /// army to move.
+    duo_seat: Seat,
+    /// Free-for-all points by army (seat `i` plays army `i` on the cross board).
+    points: ByArmy<i32>,
+    events: Vec<Event>,
+    /// The repetition key of every position reached, the start included.
+    keys: Vec<u64>,
+    /// The number of the ply each army last moved in (0: not yet), to credit a mate to the
+    /// attacker who moved last.
+    last_moved: ByArmy<u32>,
+    /// Plies played.
+    plies: u32,
+    outcome: Option<Outcome>,
+    /// Lifeline tokens left per team.
+    lifelines: [u8; 2],
+    /// After a takeback: the seat that must choose a different move, and the move it took back.
+    forbidden: Option<(Seat, Move)>,
+    /// The seats that agreed to the open draw offer, if there is one.
+    draw_offer: Option<[bool; 4]>,
+    /// A resignation waiting for the partner's consent.
+    resignation_request: Option<Seat>,
+    /// Seeds the walking kings' random moves, so a replay is deterministic.
+    seed: u64,
+}
+
+/// Why a game refused an action. The game is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum GameError {
+    /// The game has ended.
+    #[error("the game is over")]
+    GameOver,
+    /// Another seat is to move.
+    #[error("it is not this seat's turn ({to_move} is to move)")]
+    NotYourTurn {
+        /// The seat to move.
+        to_move: Seat,
+    },
+    /// The seat is out of the game.
+    #[error("this seat is out of the game")]
+    NotInGame,
+    /// The seat's king walks by itself; use [`Game::walk_king`].
+    #[error("a walking king moves by itself")]
+    WalkingKing,
+    /// The move is not legal here.
+    #[error("illegal move {0}")]
+    IllegalMove(Move),
+    /// The move was just taken back with a lifeline: choose a different one.
+    #[error("{0} was taken back: choose a different move")]
+    TakenBack(Move),
+    /// The rules do not allow this action.
+    #[error("the rules do not allow this: {0}")]
+    NotAllowed(&'static str),
+    /// The team has no lifelines left.
+    #[error("no lifelines left")]
+    NoLifelines,
+    /// There is no move of this team to take back.
+    #[error("there is no move of your team to take back")]
+    NothingToTakeBack,
+    /// The move to take back was the only legal move; it stands and no token is spent.
+    #[error("that was the only legal move; it stands")]
+    NoAlternative,
+    /// No draw offer is open.
+    #[error("no draw offer is open")]
+    NoDrawOffer,
+    /// No resignation is waiting for this seat's consent.
+    #[error("no resignation request is waiting for this seat")]
+    NoResignationRequest,
+    /// The conditions to claim the win do not hold.
+    #[error("the win cannot be claimed now")]
+    CannotClaim,
+}
+
+/// What a resignation did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResignOutcome {
+    /// The resignation took effect.
+    Resigned,
+    /// The partner has been asked to consent.
+    PartnerAsked,
+}
+
+/// What an answer to a draw offer did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawOfferState {
+    /// The offer stands, waiting for others.
+    Open,
+    /// Everyone agreed: the game is drawn.
+    Agreed,
+}
+
+impl Game {
+    /// A new game from the start position.
+    pub fn new(rules: RuleSet) -> Result<Game, RuleSetError> {
+        Game::with_seed(rules, 0)
+    }
+
+    /// A new game whose walking kings draw their moves from `seed`.
+    pub fn with_seed(rules: RuleSet, seed: u64) -> Result<Game, RuleSetError> {
+        rules.validate()?;
+        let setup = Setup::start(rules.board(), rules.first);
+        Game::from_setup(&setup, rules, seed).map_err(|e| match e {
+            PositionError::Rules(e) => e,
+            other => unreachable!("the start position is valid: {other}"),
+        })
+    }
+
+    /// A game from any position (its points are taken from the setup).
+    pub fn from_setup(setup: &Setup, rules: RuleSet, seed: u64) -> Result<Game, PositionError> {
+        let position = Position::from_setup(setup, &rules)?;
+        let duo_seat = if position.turn() == Army::BLACK && rules.format == Format::Duo { Seat::ALL[1] } else { Seat::ALL[0] };
+        let mut game = Game {
+            rules,
+            start: setup.clone(),
+            position,
+            duo_seat,
+            points: setup.points,
+            events: Vec::new(),
+            keys: Vec::new(),
+            last_moved: ByArmy::default(),
+            plies: 0,
+            outcome: None,
+            lifelines: [rules.lifelines; 2],
+            forbidden: None,
+            draw_offer: None,
+            resignation_request: None,
+            seed,
+        };
+        game.keys.push(game.repetition_key());
+        let mut consequences = Vec::new();
+        game.assess_turn_start(&mut consequences);
+        if !consequences.is_empty() || game.outcome.is_some() {
+            game.events.push(Event::Action { seat: game.seat_of(game.position.turn()), action: Action::Start, consequences });
+        }
+        Ok(game)
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The setup the game started from.
+    pub fn start(&self) -> &Setup {
+        &self.start
+    }
+
+    /// The seed of the walking kings' moves.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The result, once the game has ended.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    /// Whether the game has ended.
+    pub fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// Everything that happened, in order.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The moves played, in order.
+    pub fn plies(&self) -> impl Iterator<Item = &Ply> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Ply(ply) => Some(ply),
+            Event::Action { .. } => None,
+        })
+    }
+
+    /// The number of plies played.
+    pub fn ply_count(&self) -> u32 {
+        self.plies
+    }
+
+    /// Free-for-all points of every army.
+    pub fn points(&self) -> ByArmy<i32> {
+        self.points
+    }
+
+    /// Lifeline tokens left for `team`.
+    pub fn lifelines(&self, team: Team) -> u8 {
+        self.lifelines[team as usize]
+    }
+
+    /// The seats that have agreed to the open draw offer, if there is one.
+    pub fn draw_offer(&self) -> Option<Vec<Seat>> {
+        self.draw_offer.map(|agreed| Seat::ALL.into_iter().filter(|s| agreed[s.index()]).collect())
+    }
+
+    /// The seat whose resignation waits for its partner's consent.
+    pub fn resignation_request(&self) -> Option<Seat> {
+        self.resignation_request
+    }
+
+    /// The move the seat to move may not play again after a takeback.
+    pub fn forbidden_move(&self) -> Option<Move> {
+        self.forbidden.filter(|(seat, _)| Some(*seat) == self.to_move()).map(|(_, mv)| mv)
+    }
+
+    /// The army `seat` plays.
+    pub fn army_of(&self, seat: Seat) -> Army {
+        seat.army(self.rules.format)
+    }
+
+    /// The seat that plays `army` now (in Duo: the seat of that colour whose turn is next).
+    pub fn seat_of(&self, army: Army) -> Seat {
+        match self.rules.format {
+            Format::Duo => {
+                if self.army_of(self.duo_seat) == army {
+                    self.duo_seat
+                } else {
+                    self.duo_seat.next()
+                }
+            }
+            _ => Seat::of_army(army),
+        }
+    }
+
+    /// The seat to move, or `None` when the game is over.
+    pub fn to_move(&self) -> Option<Seat> {
+        if self.is_over() {
+            return None;
+        }
+        Some(match self.rules.format {
+            Format::Duo => self.duo_seat,
+            _ => Seat::of_army(self.position.turn()),
+        })
+    }
+
+    /// Whether a walking king is to move (see [`Game::walk_king`]).
+    pub fn walking_king_to_move(&self) -> bool {
+        !self.is_over() && self.position.status(self.position.turn()) == ArmyStatus::KingWalking
+    }
+
+    /// Whether `seat` is still in the game (not out, not walking).
+    pub fn is_in_game(&self, seat: Seat) -> bool {
+        self.position.status(self.army_of(seat)) == ArmyStatus::Playing
+    }
+
+    /// The seats still in the game.
+    pub fn seats_in_game(&self) -> Vec<Seat> {
+        Seat::ALL.into_iter().filter(|&s| self.is_in_game(s)).collect()
+    }
+
+    /// The legal moves of the seat to move (none once the game is over, and none for a walking
+    /// king, whose move [`Game::walk_king`] chooses). A move just taken back is left out.
+    pub fn legal_moves(&self) -> MoveList {
+        if self.is_over() || self.walking_king_to_move() {
+            return MoveList::new();
+        }
+        let mut moves = self.position.legal_moves();
+        if let Some(forbidden) = self.forbidden_move() {
+            moves.retain(|mv| *mv != forbidden);
+        }
+        moves
+    }
+
+    /// Plays `mv` for `seat`.
+    pub fn play(&mut self, seat: Seat, mv: Move) -> Result<&Ply, GameError> {
+        self.check_turn(seat)?;
+        if self.walking_king_to_move() {
+            return Err(GameError::WalkingKing);
+        }
+        if self.forbidden_move() == Some(mv) {
+            return Err(GameError::TakenBack(mv));
+        }
+        if !self.position.is_legal(mv) {
+            return Err(GameError::IllegalMove(mv));
+        }
+        Ok(self.apply(mv, false))
+    }
+
+    /// The move the walking king to move will make: a random legal king move drawn from the
+    /// game's seed and the ply number, so a replay makes the same moves.
+    pub fn walking_king_move(&self) -> Option<Move> {
+        if !self.walking_king_to_move() {
+            return None;
+        }
+        let moves = self.position.legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ u64::from(self.plies).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        Some(moves[rng.random_range(0..moves.len())])
+    }
+
+    /// Makes the walking king to move take its move.
+    pub fn walk_king(&mut self) -> Result<&Ply, GameError> {
+        if self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        let mv = self.walking_king_move().ok_or(GameError::NotAllowed("no walking king is to move"))?;
+        Ok(self.apply(mv, true))
+    }
+
+    fn check_turn(&self, seat: Seat) -> Result<(), GameError> {
+        let to_move = self.to_move().ok_or(GameError::GameOver)?;
+        if seat != to_move {
+            return Err(GameError::NotYourTurn { to_move });
+        }
+        Ok(())
+    }
+
+    fn check_in_game(&self, seat: Seat) -> Result<(), GameError> {
+        if self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if !self.is_in_game(seat) {
+            return Err(GameError::NotInGame);
+        }
+        Ok(())
+    }
+
+    /// Resigns for `seat`. Depending on the rules this ends the game for the team, asks the
+    /// partner first, or puts the seat out of a free-for-all (perhaps leaving its king to walk).
+    pub fn resign(&mut self, seat: Seat) -> Result<ResignOutcome, GameError> {
+        self.check_in_game(seat)?;
+        match self.rules.resignation {
+            Resignation::PartnerConsent => {
+                self.resignation_request = Some(seat);
+                Ok(ResignOutcome::PartnerAsked)
+            }
+            Resignation::TeamLoses => {
+                self.finish_by_action(seat, Action::Resigned, Outcome::Win {
+                    team: seat.team().other(),
+                    reason: WinReason::Resignation { seat },
+                });
+                Ok(ResignOutcome::Resigned)
+            }
+            Resignation::Out | Resignation::OutKingWalks => {
+                self.leave_free_for_all(seat, Elimination::Resigned, Action::Resigned);
+                Ok(ResignOutcome::Resigned)
+            }
+        }
+    }
+
+    /// The partner's answer to a resignation request.
+    pub fn answer_resignation(&mut self, seat: Seat, accept: bool) -> Result<(), GameError> {
+        self.check_in_game(seat)?;
+        let requester = self.resignation_request.filter(|r| r.partner() == seat).ok_or(GameError::NoResignationRequest)?;
+        self.resignation_request = None;
+        if accept {
+            self.finish_by_action(requester, Action::Resigned, Outcome::Win {
+                team: requester.team().other(),
+                reason: WinReason::Resignation { seat: requester },
+            });
+        }
+        Ok(())
+    }
+
+    /// `seat` ran out of time: its team loses (Teams, Duo's team clock), or it is out of a
+    /// free-for-all as if it had resigned.
+    pub fn time_out(&mut self, seat: Seat) -> Result<(), GameError> {
+        self.check_in_game(seat)?;
+        if self.rules.has_teams() {
+            self.finish_by_action(seat, Action::TimedOut, Outcome::Win {
+                team: seat.team().other(),
+                reason: WinReason::Timeout { seat },
+            });
+        } else {
+            self.leave_free_for_all(seat, Elimination::TimedOut, Action::TimedOut);
+        }
+        Ok(())
+    }
+
+    /// `seat` left and did not come back; its opponents claimed the win (Duo's absence rule).
+    pub fn abandon(&mut self, seat: Seat) -> Result<(), GameError> {
+        self.check_in_game(seat)?;
+        if !self.rules.has_teams() {
+            self.leave_free_for_all(seat, Elimination::Resigned, Action::Abandoned);
+            return Ok(());
+        }
+        self.finish_by_action(seat, Action::Abandoned, Outcome::Win {
+            team: seat.team().other(),
+            reason: WinReason::Abandonment { seat },
+        });
+        Ok(())
+    }
+
+    /// Offers a draw (or agrees to the open offer). The game is drawn when every seat still in
+    /// has agreed; the offer lapses after the next move.
+    pub fn offer_draw(&mut self, seat: Seat) -> Result<DrawOfferState, GameError> {
+        self.check_in_game(seat)?;
+        let agreed = self.draw_offer.get_or_insert([false; 4]);
+        agreed[seat.index()] = true;
+        let agreed = *agreed;
+        if self.seats_in_game().iter().all(|s| agreed[s.index()]) {
+            self.draw_offer = None;
+            let outcome = if self.rules.has_teams() {
+                Outcome::Draw { reason: DrawReason::Agreement }
+            } else {
+                self.standings(FfaEnding::Draw(DrawReason::Agreement))
+            };
+            self.finish_by_action(seat, Action::DrawAgreed, outcome);
+            return Ok(DrawOfferState::Agreed);
+        }
+        Ok(DrawOfferState::Open)
+    }
+
+    /// Agrees to the open draw offer.
+    pub fn accept_draw(&mut self, seat: Seat) -> Result<DrawOfferState, GameError> {
+        self.check_in_game(seat)?;
+        if self.draw_offer.is_none() {
+            return Err(GameError::NoDrawOffer);
+        }
+        self.offer_draw(seat)
+    }
+
+    /// Declines the open draw offer, which ends it.
+    pub fn decline_draw(&mut self, seat: Seat) -> Result<(), GameError> {
+        self.check_in_game(seat)?;
+        self.draw_offer.take().map(|_| ()).ok_or(GameError::NoDrawOffer)
+    }
+
+    /// Claims the win in free-for-all when two players are left, the claimant leads by more than
+    /// 20 and nobody who is out has more points.
+    pub fn claim_win(&mut self, seat: Seat) -> Result<(), GameError> {
+        self.check_in_game(seat)?;
+        if self.rules.format != Format::FreeForAll {
+            return Err(GameError::NotAllowed("only free-for-all has a claim win"));
+        }
+        if self.lead_leader() != Some(self.army_of(seat)) {
+            return Err(GameError::CannotClaim);
+        }
+        let outcome = self.standings(FfaEnding::Claimed { seat });
+        self.finish_by_action(seat, Action::ClaimedWin, outcome);
+        Ok(())
+    }
+
+    /// Spends one of the team's lifelines to take back its partner's or its own move that was
+    /// just played (before anyone else moved and before a result). The same seat must then choose
+    /// a different move. If the move was the only legal one, it stands and no token is spent.
+    pub fn take_back(&mut self, seat: Seat) -> Result<(), GameError> {
+        if self.rules.lifelines == 0 {
+            return Err(GameError::NotAllowed("lifelines are off"));
+        }
+        if self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        let team = seat.team();
+        if self.lifelines[team as usize] == 0 {
+            return Err(GameError::NoLifelines);
+        }
+        let Some(Event::Ply(ply)) = self.events.last() else { return Err(GameError::NothingToTakeBack) };
+        if ply.seat.team() != team || ply.walking {
+            return Err(GameError::NothingToTakeBack);
+        }
+        let (mover, undo, mv) = (ply.seat, ply.undo, ply.mv);
+        let mut before = self.position.clone();
+        before.undo(undo);
+        if before.count_legal_moves() < 2 {
+            return Err(GameError::NoAlternative);
+        }
+        self.events.pop();
+        self.position = before;
+        self.keys.pop();
+        self.plies -= 1;
+        self.last_moved[undo.mover()] = self.previous_move_of(undo.mover());
+        if self.rules.format == Format::Duo {
+            self.duo_seat = mover;
+        }
+        self.lifelines[team as usize] -= 1;
+        self.forbidden = Some((mover, mv));
+        Ok(())
+    }
+
+    /// The ply number of `army`'s last move in the record.
+    fn previous_move_of(&self, army: Army) -> u32 {
+        let mut n = self.plies;
+        for event in self.events.iter().rev() {
+            if let Event::Ply(ply) = event {
+                if ply.army == army {
+                    return n;
+                }
+                n -= 1;
+            }
+        }
+        0
+    }
+
+    /// Plays a legal move and settles everything it causes.
+    fn apply(&mut self, mv: Move, walking: bool) -> &Ply {
+        let seat = self.to_move().expect("apply is only called while the game goes on");
+        let before = self.position.clone();
+        let mover = before.turn();
+        let piece = before.piece_at(mv.from()).expect("a legal move starts on a piece");
+        let undo = self.position.play_unchecked(mv);
+        self.plies += 1;
+        self.last_moved[mover] = self.plies;
+        if self.rules.format == Format::Duo {
+            self.duo_seat = seat.next();
+        }
+        self.draw_offer = None;
+        self.forbidden = None;
+        self.resignation_request = None;
+        let mut ply = Ply {
+            seat,
+            army: mover,
+            mv,
+            text: String::new(),
+            piece,
+            captured: undo.captured(),
+            checks: ArmySet::EMPTY,
+            kings_in_check: ArmySet::EMPTY,
+            mate: false,
+            walking,
+            consequences: Vec::new(),
+            changed: changed_squares(&before, mv),
+            undo,
+        };
+        self.settle_move(&mut ply);
+        self.keys.push(self.repetition_key());
+        if self.outcome.is_none() {
+            self.assess_draws(&mut ply.consequences);
+        }
+        ply.kings_in_check = self.position.checked_armies();
+        ply.text = crate::notation::move_text(&before, &self.rules, &ply);
+        self.events.push(Event::Ply(ply));
+        match self.events.last() {
+            Some(Event::Ply(ply)) => ply,
+            _ => unreachable!("a ply was just pushed"),
+        }
+    }
+
+    /// Ends the game by an action outside a move.
+    fn finish_by_action(&mut self, seat: Seat, action: Action, outcome: Outcome) {
+        self.outcome = Some(outcome);
+        self.draw_offer = None;
+        self.resignation_request = None;
+        self.events.push(Event::Action { seat, action, consequences: Vec::new() });
+    }
+
+    /// Puts `seat` out of a free-for-all (resignation or timeout), then settles what follows.
+    fn leave_free_for_all(&mut self, seat: Seat, reason: Elimination, action: Action) {
+        let army = self.army_of(seat);
+        let king_walks = self.rules.resignation == Resignation::OutKingWalks;
+        let mut consequences = Vec::new();
+        self.eliminate(army, reason, king_walks, &mut consequences);
+        if self.draw_offer.is_some_and(|agreed| self.seats_in_game().iter().all(|s| agreed[s.index()])) {
+            self.draw_offer = None;
+            self.outcome = Some(self.standings(FfaEnding::Draw(DrawReason::Agreement)));
+        }
+        if self.outcome.is_none() {
+            self.check_free_for_all_end(&mut consequences);
+        }
+        if self.outcome.is_none() {
+            self.assess_turn_start(&mut consequences);
+        }
+        self.events.push(Event::Action { seat, action, consequences });
+    }
+
+    /// The key that decides repetitions: the position's hash, and in Duo the seat to move (the
+    /// same player must be to move).
+    fn repetition_key(&self) -> u64 {
+        match self.rules.format {
+            Format::Duo => self.position.hash() ^ (self.duo_seat.index() as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d),
+            _ => self.position.hash(),
+        }
+    }
+
+    /// Final free-for-all standings.
+    fn standings(&self, reason: FfaEnding) -> Outcome {
+        let best = self.points.0.iter().copied().max().unwrap_or(0);
+        let winners = Army::ALL.into_iter().filter(|&a| self.points[a] == best).collect();
+        Outcome::Standings { points: self.points, winners, reason }
+    }
+
+    /// In free-for-all with two players left: the one leading by more than 20 over the other with
+    /// nobody out ahead of them.
+    fn lead_leader(&self) -> Option<Army> {
+        let playing: Vec<Army> =
+            Army::ALL.into_iter().filter(|&a| self.position.status(a) == ArmyStatus::Playing).collect();
+        let [a, b] = playing[..] else { return None };
+        let (leader, other) = if self.points[a] >= self.points[b] { (a, b) } else { (b, a) };
+        let lead = self.points[leader];
+        let nobody_out_ahead = Army::ALL.into_iter().filter(|&x| x != a && x != b).all(|x| self.points[x] <= lead);
+        (lead > self.points[other] + 20 && nobody_out_ahead).then_some(leader)
+    }
+
+    fn lead_ends_automatically(&self) -> bool {
+        self.rules.lead_ending == LeadEnding::Automatic
+    }
+}
+
+/// The squares whose contents `mv` changes in `pos`.
+fn changed_squares(pos: &Position, mv: Move) -> Vec<crate::square::Square> {
+    let mut squares = vec![mv.from(), mv.to()];
+    if let Some(side) = mv.castle_side() {
+        let castle = pos.castle(pos.turn(), side);
+        squares.extend([castle.rook_from, castle.rook_to]);
+    }
+    if mv.is_en_passant() {
+        if let Some(ep) = Army::ALL.into_iter().filter_map(|a| pos.en_passant(a)).find(|ep| ep.skipped == mv.to()) {
+            squares.push(ep.landed);
+        }
+    }
+    squares
+}
+
+/// The free-for-all value of capturing `piece`.
+pub(crate) const fn capture_value(piece: Piece) -> i32 {
+    use crate::piece::Role::*;
+    if piece.promoted {
+        return 1;
+    }
+    match piece.role {
+        Pawn => 1,
+        Knight => 3,
+        Bishop | Rook => 5,
+        Queen => 9,
+        King => 20,
+    }
+}
