@@ -123,8 +123,8 @@ pub struct RuleSet {
 /// A rule set whose options contradict each other.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum RuleSetError {
-    /// The promotion rank is not one a pawn can reach on this board.
-    #[error("promotion rank {rank} is outside 3..={max} for this board")]
+    /// The promotion rank is not one a pawn can reach by single steps on this board.
+    #[error("promotion rank {rank} is outside 5..={max} for this board")]
     PromotionRank {
         /// The rank asked for.
         rank: u8,
@@ -161,7 +161,8 @@ impl RuleSet {
     /// Checks that the options fit together.
     pub fn validate(&self) -> Result<(), RuleSetError> {
         let max = self.board().size();
-        if !(3..=max).contains(&self.promotion_rank) {
+        // A double step lands on the army's 4th rank; the line must lie beyond it.
+        if !(5..=max).contains(&self.promotion_rank) {
             return Err(RuleSetError::PromotionRank { rank: self.promotion_rank, max });
         }
         if !self.board().armies().contains(self.first) {
@@ -184,6 +185,12 @@ impl RuleSet {
                 }
             }
             Format::Teams | Format::Duo => {
+                if self.format == Format::Duo && self.pawn_breakthrough {
+                    return not_for("pawn_breakthrough");
+                }
+                if self.format == Format::Duo && self.lifelines > 0 {
+                    return not_for("lifelines");
+                }
                 if matches!(self.resignation, Resignation::Out | Resignation::OutKingWalks) {
                     return not_for("free-for-all resignation");
                 }

@@ -148,8 +148,9 @@ impl Game {
     pub(super) fn eliminate(&mut self, army: Army, reason: Elimination, king_walks: bool, consequences: &mut Vec<Consequence>) {
         let king_walks = king_walks && self.position.king(army).is_some();
         let status = if king_walks { ArmyStatus::KingWalking } else { ArmyStatus::Out };
+        let on_turn = self.position.turn() == army;
         self.position.set_status(army, status);
-        consequences.push(Consequence::Eliminated { army, reason, king_walks });
+        consequences.push(Consequence::Eliminated { army, reason, king_walks, on_turn });
     }
 
     pub(super) fn score(&mut self, army: Army, points: i32, reason: ScoreReason, consequences: &mut Vec<Consequence>) {

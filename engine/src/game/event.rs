@@ -66,6 +66,8 @@ pub enum Consequence {
         reason: Elimination,
         /// Whether its king walks on by itself.
         king_walks: bool,
+        /// Whether it was the army to move (PGN4 writes a token in its place in the round).
+        on_turn: bool,
     },
     /// Free-for-all points.
     Scored {

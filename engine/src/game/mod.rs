@@ -339,6 +339,21 @@ impl Game {
         Ok(self.apply(mv, true))
     }
 
+    /// Makes the walking king to move play `mv`, a legal move of its own: for replaying a record
+    /// whose walking moves were made elsewhere.
+    pub fn walk_king_with(&mut self, mv: Move) -> Result<&Ply, GameError> {
+        if self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if !self.walking_king_to_move() {
+            return Err(GameError::NotAllowed("no walking king is to move"));
+        }
+        if !self.position.is_legal(mv) {
+            return Err(GameError::IllegalMove(mv));
+        }
+        Ok(self.apply(mv, true))
+    }
+
     fn check_turn(&self, seat: Seat) -> Result<(), GameError> {
         let to_move = self.to_move().ok_or(GameError::GameOver)?;
         if seat != to_move {
