@@ -495,4 +495,35 @@ mod tests {
         assert_eq!(san(&pos, "c3", "e4"), "Ncxe4");
         assert_eq!(san(&pos, "g3", "e4"), "Ngxe4");
     }
+
+    /// Random Duo playouts (a fixed seed): every legal move's SAN and UCI read back as the same
+    /// move, and SAN is never longer than it needs to be to be read back.
+    #[test]
+    fn random_playouts_round_trip() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        let mut promotions = 0;
+        for _ in 0..20 {
+            let mut pos = start();
+            for _ in 0..300 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                for &mv in &moves {
+                    let text = write_san(&pos, mv);
+                    assert_eq!(parse_san(&pos, &text), Ok(mv), "{text} in {pos:?}");
+                    assert_eq!(parse_san(&pos, &write_uci(mv)), Ok(mv), "{text} in {pos:?}");
+                    promotions += mv.promotion().is_some() as usize;
+                }
+                pos.play_unchecked(moves[next(moves.len())]);
+            }
+        }
+        assert!(promotions > 0, "the playouts should reach some promotions");
+    }
 }
