@@ -1,11 +1,13 @@
 //! Text formats: FEN4 and PGN4 for the cross board, FEN, SAN and PGN for Duo, and move text.
 
+mod fen;
 mod fen4;
 mod lan;
 mod move_error;
 mod san;
 mod text;
 
+pub use fen::{Fen, ParseFenError, START_FEN};
 pub use fen4::{Fen4, ParseFen4Error, RowProblem, START_FEN4, parse_fen4, write_fen4};
 pub use lan::{MoveSuffix, parse_move, write_move};
 pub use move_error::ParseMoveError;

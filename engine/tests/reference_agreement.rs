@@ -1,0 +1,475 @@
+//! The engine's move generator against the simple reference generator of `tests/reference`.
+//!
+//! First the reference is checked on its own: its start position is the one of RULES.md and the
+//! engine, and its perft matches the published counts (cross board and chess). Then both
+//! generators are run side by side over seeded random games of every preset, with options
+//! switched on and off: at every position they must produce the same set of moves, and the
+//! engine's make/unmake must agree with the reference's and restore the position exactly.
+
+mod reference;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use fourkings_engine::notation::Fen;
+use fourkings_engine::{Army, ArmyStatus, Format, Position, Preset, PromotionSet, Role, RuleSet, perft};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use reference::{RefBoard, RefKind, RefMove};
+
+/// The longest random game, in plies.
+const MAX_PLIES: usize = 300;
+
+fn chess() -> RuleSet {
+    RuleSet { friendly_capture: false, ..Preset::Duo.rules() }
+}
+
+#[test]
+fn the_reference_start_position_is_the_engines() {
+    for preset in [Preset::Teams, Preset::TeamsHouse, Preset::Ffa] {
+        let rules = preset.rules();
+        let pos = Position::new(&rules).unwrap();
+        assert_eq!(RefBoard::from_position(&pos, &rules), RefBoard::cross_start(&rules), "{preset}");
+    }
+}
+
+#[test]
+fn reference_perft_from_the_cross_start() {
+    let board = RefBoard::cross_start(&Preset::Teams.rules());
+    for (depth, nodes) in [(1, 20), (2, 395), (3, 7800), (4, 152050)] {
+        let started = Instant::now();
+        assert_eq!(board.perft(depth), nodes, "reference perft {depth} from the teams start");
+        println!("reference perft {depth} from the teams start: {nodes} in {:.2?}", started.elapsed());
+    }
+}
+
+#[test]
+fn reference_perft_of_chess_positions() {
+    // Published counts (Chess Programming Wiki, "Perft Results"); see tests/data/chess.perft.
+    let cases: [(&str, u32, u64); 7] = [
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4, 197281),
+        ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97862),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43238),
+        ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3, 9467),
+        ("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1", 3, 9467),
+        ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3, 62379),
+        ("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 3, 89890),
+    ];
+    for (text, depth, nodes) in cases {
+        let pos = text.parse::<Fen>().unwrap().position(&chess()).unwrap();
+        assert_eq!(RefBoard::from_position(&pos, &chess()).perft(depth), nodes, "{text}, depth {depth}");
+    }
+}
+
+#[test]
+fn both_perfts_agree_where_no_count_is_published() {
+    // Duo with friendly capture, and the cross-board presets, from their start positions.
+    for (rules, depth) in [
+        (Preset::Duo.rules(), 4),
+        (RuleSet { first: Army::BLACK, ..Preset::Duo.rules() }, 3),
+        (Preset::TeamsHouse.rules(), 3),
+        (Preset::Ffa.rules(), 3),
+        (RuleSet { first: Army::Green, ..Preset::Teams.rules() }, 3),
+    ] {
+        let mut pos = Position::new(&rules).unwrap();
+        let reference = RefBoard::from_position(&pos, &rules).perft(depth);
+        assert_eq!(perft(&mut pos, depth), reference, "{rules:?}, depth {depth}");
+    }
+}
+
+/// One rule set to play random games under.
+struct Variant {
+    label: &'static str,
+    rules: RuleSet,
+    games: usize,
+    seed: u64,
+    /// Free-for-all with walking kings: now and then an army resigns and its king walks on.
+    walking: bool,
+}
+
+impl Variant {
+    fn new(label: &'static str, rules: RuleSet, games: usize, seed: u64) -> Variant {
+        rules.validate().unwrap_or_else(|e| panic!("{label}: {e}"));
+        Variant { label, rules, games, seed, walking: false }
+    }
+}
+
+/// What the random games went through, by name, to prove they covered what they should.
+#[derive(Default)]
+struct Coverage {
+    games: usize,
+    positions: usize,
+    moves: usize,
+    seen: BTreeMap<&'static str, usize>,
+}
+
+impl Coverage {
+    fn count(&mut self, what: &'static str) {
+        *self.seen.entry(what).or_default() += 1;
+    }
+
+    fn get(&self, what: &str) -> usize {
+        self.seen.get(what).copied().unwrap_or(0)
+    }
+
+    fn require(&self, test: &str, kinds: &[&str]) {
+        let missing: Vec<&&str> = kinds.iter().filter(|k| self.get(k) == 0).collect();
+        assert!(missing.is_empty(), "{test}: the random games never played {missing:?}; coverage: {:?}", self.seen);
+    }
+
+    fn forbid(&self, test: &str, kinds: &[&str]) {
+        let present: Vec<&&str> = kinds.iter().filter(|k| self.get(k) > 0).collect();
+        assert!(present.is_empty(), "{test}: the rules forbid {present:?} but they were played; coverage: {:?}", self.seen);
+    }
+}
+
+/// Everything needed to reproduce a failure.
+struct Trail<'a> {
+    variant: &'a Variant,
+    game: usize,
+    history: Vec<String>,
+}
+
+impl Trail<'_> {
+    fn describe(&self, pos: &Position) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "variant {} (seed {}), game {}, ply {}", self.variant.label, self.variant.seed, self.game, self.history.len());
+        let _ = writeln!(s, "rules: {:?}", self.variant.rules);
+        let _ = writeln!(s, "position:\n{pos:?}");
+        let _ = writeln!(s, "setup: {:?}", pos.to_setup());
+        let _ = writeln!(s, "moves and events so far: {}", self.history.join(", "));
+        s
+    }
+}
+
+/// Compares both generators on `pos` and returns the legal moves (sorted).
+fn compare(pos: &Position, rules: &RuleSet, trail: &Trail) -> Vec<RefMove> {
+    let fast = pos.legal_moves();
+    let mut engine: Vec<RefMove> = fast.iter().map(|&m| RefMove::of(m)).collect();
+    engine.sort();
+    let board = RefBoard::from_position(pos, rules);
+    let reference = board.legal_moves();
+    if engine != reference {
+        let only = |a: &[RefMove], b: &[RefMove]| a.iter().filter(|m| !b.contains(m)).map(|m| m.to_string()).collect::<Vec<_>>();
+        let mut dups = engine.clone();
+        dups.dedup();
+        panic!(
+            "the move generators disagree\n{}engine only: {:?}\nreference only: {:?}\nengine lists {} moves, {} distinct",
+            trail.describe(pos),
+            only(&engine, &reference),
+            only(&reference, &engine),
+            engine.len(),
+            dups.len(),
+        );
+    }
+    assert_eq!(pos.count_legal_moves(), engine.len(), "count_legal_moves\n{}", trail.describe(pos));
+    for army in Army::ALL {
+        if pos.status(army).takes_turns() {
+            assert_eq!(pos.is_check(army), board.in_check(army), "is_check({army})\n{}", trail.describe(pos));
+        }
+    }
+    assert_eq!(pos.hash(), pos.compute_hash(), "incremental hash\n{}", trail.describe(pos));
+    reference
+}
+
+/// Changes an army's status, checking the hash and that `undo_status` restores the position.
+fn set_status(pos: &mut Position, army: Army, status: ArmyStatus, trail: &mut Trail) {
+    let before = pos.clone();
+    let undo = pos.set_status(army, status);
+    assert_eq!(pos.hash(), pos.compute_hash(), "hash after set_status\n{}", trail.describe(pos));
+    let after = pos.clone();
+    pos.undo_status(undo);
+    assert!(*pos == before, "undo_status did not restore the position\n{}", trail.describe(pos));
+    *pos = after;
+    trail.history.push(format!("[{army} {status:?}]"));
+}
+
+/// How much more likely than a quiet move the random player is to choose `mv`.
+fn weight(pos: &mut Position, mv: RefMove, pawn_push: u32, king_capture: bool) -> u32 {
+    let mover = pos.piece_at(mv.from).expect("a piece to move");
+    let target = pos.piece_at(mv.to);
+    if target.is_some_and(|t| t.role == Role::King) {
+        return 100;
+    }
+    // What the move leaves behind: a check, or a king the next army to move attacks (which
+    // only a discovered attack can cause, and which random play would hardly ever find).
+    let undo = pos.play_unchecked(mv.to_move());
+    let next = pos.turn();
+    let opens_king_capture = king_capture
+        && Army::ALL.into_iter().any(|victim| {
+        pos.is_enemy(next, victim)
+            && pos.king(victim).is_some_and(|k| {
+                pos.attackers(k, victim).into_iter().any(|s| pos.piece_at(s).is_some_and(|p| p.army == next))
+            })
+    });
+    let gives_check = !pos.checked_armies().is_empty();
+    pos.undo(undo);
+    if opens_king_capture {
+        60
+    } else if mv.kind == RefKind::EnPassant {
+        80
+    } else if mv.promotion.is_some() {
+        25
+    } else if matches!(mv.kind, RefKind::CastleKing | RefKind::CastleQueen) {
+        15
+    } else if gives_check {
+        // Checks lead to mates and eliminations.
+        10
+    } else if target.is_some() {
+        4
+    } else if mover.role == Role::Pawn {
+        pawn_push
+    } else {
+        1
+    }
+}
+
+fn choose(pos: &mut Position, moves: &[RefMove], pawn_push: u32, king_capture: bool, rng: &mut ChaCha8Rng) -> RefMove {
+    let weights: Vec<u32> = moves.iter().map(|&m| weight(pos, m, pawn_push, king_capture)).collect();
+    let mut pick = rng.random_range(0..weights.iter().sum::<u32>());
+    for (&mv, &w) in moves.iter().zip(&weights) {
+        if pick < w {
+            return mv;
+        }
+        pick -= w;
+    }
+    unreachable!("the pick is below the total weight")
+}
+
+/// Names what kind of move `mv` is, for the coverage count.
+fn record(pos: &Position, board: &RefBoard, mv: RefMove, cov: &mut Coverage) {
+    let mover = pos.piece_at(mv.from).expect("a piece to move");
+    let target = pos.piece_at(mv.to);
+    cov.count("move");
+    match mv.kind {
+        RefKind::EnPassant => cov.count("en passant"),
+        RefKind::CastleKing | RefKind::CastleQueen => cov.count("castle"),
+        RefKind::DoubleStep => cov.count("double step"),
+        RefKind::Normal => {}
+    }
+    if let Some(role) = mv.promotion {
+        cov.count(if role == Role::Queen { "promotion" } else { "underpromotion" });
+        if mv.kind == RefKind::EnPassant {
+            cov.count("en passant promotion");
+        }
+    } else if mover.role == Role::Pawn && board.lands_on_promotion_line(mv) {
+        cov.count("breakthrough");
+    }
+    if let Some(t) = target {
+        if t.role == Role::King {
+            cov.count("king capture");
+        } else if t.army == mover.army {
+            cov.count("friendly capture");
+        } else if !pos.status(t.army).is_live(t.role) {
+            cov.count("capture of a grey piece");
+        } else {
+            cov.count("capture");
+        }
+    }
+    if pos.status(mover.army) == ArmyStatus::KingWalking {
+        cov.count("walking king move");
+    }
+}
+
+/// Plays `variant.games` random games, comparing the generators at every position.
+fn play_games(variant: &Variant, cov: &mut Coverage) {
+    let rules = variant.rules;
+    let ffa = rules.format == Format::FreeForAll;
+    for game in 0..variant.games {
+        let mut rng = ChaCha8Rng::seed_from_u64(variant.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ game as u64);
+        let mut trail = Trail { variant, game, history: Vec::new() };
+        let mut pos = Position::new(&rules).unwrap();
+        // Some games push pawns hard, so that promotions and en passant come up.
+        let pawn_push = if rng.random_bool(0.5) { 12 } else { 3 };
+        cov.games += 1;
+        while trail.history.len() < MAX_PLIES {
+            if ffa && pos.armies_taking_turns().len() <= 1 {
+                break;
+            }
+            let moves = compare(&pos, &rules, &trail);
+            cov.positions += 1;
+            cov.moves += moves.len();
+            if pos.is_check(pos.turn()) {
+                cov.count("position in check");
+            }
+            if moves.is_empty() {
+                if !ffa {
+                    break;
+                }
+                // Mated or stalemated in free-for-all: the army is out.
+                cov.count("elimination");
+                let army = pos.turn();
+                set_status(&mut pos, army, ArmyStatus::Out, &mut trail);
+                continue;
+            }
+            if variant.walking && rng.random_bool(1.0 / 40.0) {
+                // A resignation: the resigner's king walks on.
+                let playing: Vec<Army> = Army::ALL.into_iter().filter(|&a| pos.status(a) == ArmyStatus::Playing).collect();
+                if playing.len() > 1 {
+                    let army = playing[rng.random_range(0..playing.len())];
+                    cov.count("king starts walking");
+                    set_status(&mut pos, army, ArmyStatus::KingWalking, &mut trail);
+                    continue;
+                }
+            }
+            let board = RefBoard::from_position(&pos, &rules);
+            let mv = choose(&mut pos, &moves, pawn_push, rules.king_capture, &mut rng);
+            record(&pos, &board, mv, cov);
+
+            trail.history.push(mv.to_string());
+
+            let before = pos.clone();
+            let undo = pos.play_unchecked(mv.to_move());
+            assert_eq!(pos.hash(), pos.compute_hash(), "hash after {mv}\n{}", trail.describe(&before));
+            let expected = board.play(mv);
+            if RefBoard::from_position(&pos, &rules) != expected {
+                panic!(
+                    "the engine and the reference disagree on the position after {mv}\n{}engine: {:?}\nreference: {expected:?}",
+                    trail.describe(&before),
+                    RefBoard::from_position(&pos, &rules)
+                );
+            }
+            let after = pos.clone();
+            pos.undo(undo);
+            assert!(pos == before, "undo of {mv} did not restore the position\n{}", trail.describe(&before));
+            pos = after;
+
+            if let Some(victim) = undo.captured().filter(|p| p.role == Role::King) {
+                if !ffa {
+                    break;
+                }
+                cov.count("elimination");
+                set_status(&mut pos, victim.army, ArmyStatus::Out, &mut trail);
+            }
+        }
+    }
+}
+
+fn run(test: &str, variants: &[Variant]) -> Coverage {
+    let started = Instant::now();
+    let mut cov = Coverage::default();
+    for variant in variants {
+        play_games(variant, &mut cov);
+    }
+    println!(
+        "{test}: {} games, {} positions, {} moves compared in {:.2?}; played {:?}",
+        cov.games,
+        cov.positions,
+        cov.moves,
+        started.elapsed(),
+        cov.seen
+    );
+    assert!(cov.positions >= 1000, "{test}: only {} positions", cov.positions);
+    cov
+}
+
+#[test]
+fn random_games_teams() {
+    let teams = Preset::Teams.rules();
+    let cov = run(
+        "teams",
+        &[
+            Variant::new("teams", teams, 30, 1),
+            Variant::new("teams, Green first", RuleSet { first: Army::Green, ..teams }, 10, 2),
+            Variant::new("teams, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..teams }, 15, 3),
+            Variant::new("teams, promotion on the 8th", RuleSet { promotion_rank: 8, ..teams }, 15, 4),
+            Variant::new("teams, breakthrough", RuleSet { pawn_breakthrough: true, ..teams }, 15, 5),
+            Variant::new(
+                "teams, no castling or en passant",
+                RuleSet { castling: false, en_passant: false, ..teams },
+                10,
+                6,
+            ),
+        ],
+    );
+    cov.require(
+        "teams",
+        &["promotion", "underpromotion", "en passant", "castle", "king capture", "breakthrough", "position in check"],
+    );
+    cov.forbid("teams", &["friendly capture", "capture of a grey piece"]);
+}
+
+#[test]
+fn random_games_teams_house_and_classic() {
+    let house = Preset::TeamsHouse.rules();
+    let cov = run(
+        "teams-house",
+        &[
+            Variant::new("teams-house", house, 25, 11),
+            Variant::new("teams-house, breakthrough", RuleSet { pawn_breakthrough: true, ..house }, 10, 12),
+        ],
+    );
+    cov.require("teams-house", &["promotion", "breakthrough", "position in check"]);
+    cov.forbid("teams-house", &["en passant", "castle", "king capture"]);
+
+    let classic = Preset::TeamsClassic.rules();
+    let cov = run(
+        "teams-classic",
+        &[
+            Variant::new("teams-classic", classic, 25, 21),
+            Variant::new("teams-classic, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..classic }, 10, 22),
+        ],
+    );
+    cov.require("teams-classic", &["promotion", "underpromotion", "castle", "king capture"]);
+    cov.forbid("teams-classic", &["en passant"]);
+}
+
+#[test]
+fn random_games_ffa() {
+    let ffa = Preset::Ffa.rules();
+    let cov = run(
+        "ffa",
+        &[
+            Variant::new("ffa", ffa, 30, 31),
+            Variant::new("ffa, no king capture", RuleSet { king_capture: false, ..ffa }, 10, 32),
+            Variant::new(
+                "ffa, all promotions on the 11th",
+                RuleSet { promotion: PromotionSet::All, promotion_rank: 11, ..ffa },
+                10,
+                33,
+            ),
+        ],
+    );
+    cov.require(
+        "ffa",
+        &["promotion", "underpromotion", "en passant", "castle", "king capture", "elimination", "capture of a grey piece"],
+    );
+}
+
+#[test]
+fn random_games_ffa_walking_kings() {
+    let walking = Preset::FfaWalkingKings.rules();
+    let variants = [
+        Variant { walking: true, ..Variant::new("ffa-walking-kings", walking, 30, 41) },
+        Variant {
+            walking: true,
+            ..Variant::new("ffa-walking-kings, en passant", RuleSet { en_passant: true, ..walking }, 10, 42)
+        },
+    ];
+    let cov = run("ffa-walking-kings", &variants);
+    cov.require(
+        "ffa-walking-kings",
+        &["promotion", "castle", "king capture", "elimination", "king starts walking", "walking king move", "en passant"],
+    );
+}
+
+#[test]
+fn random_games_duo() {
+    let duo = Preset::Duo.rules();
+    let cov = run(
+        "duo",
+        &[
+            Variant::new("duo", duo, 30, 51),
+            Variant::new("duo, Black first", RuleSet { first: Army::BLACK, ..duo }, 10, 52),
+            Variant::new("chess (no friendly capture)", chess(), 20, 53),
+            Variant::new("duo, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..duo }, 10, 54),
+            Variant::new("duo, no castling or en passant", RuleSet { castling: false, en_passant: false, ..duo }, 10, 55),
+        ],
+    );
+    cov.require(
+        "duo",
+        &["promotion", "underpromotion", "en passant", "castle", "friendly capture", "position in check"],
+    );
+    cov.forbid("duo", &["king capture"]);
+}
