@@ -28,4 +28,4 @@ pub use rules::{Format, LeadEnding, MateTiming, ParsePresetError, Preset, Promot
 pub use setup::{EnPassant, Setup};
 pub use square::{ParseSquareError, Square};
 pub use square_set::{SquareSet, SquareSetIter};
-pub use game::{Game, GameError, Outcome, Seat, Team};
+pub use game::{DrawReason, FfaEnding, Game, GameError, Outcome, Seat, Team, WinReason};

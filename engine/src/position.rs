@@ -551,7 +551,9 @@ impl Position {
                 match board::role_bits(piece) {
                     r if r == Role::Pawn as u8 => {
                         self.halfmove_clock = 0;
-                        if kind == MoveKind::DoubleStep {
+                        // With en passant off a double step opens no right (and repetitions
+                        // must not see one).
+                        if kind == MoveKind::DoubleStep && self.rules.en_passant {
                             let skipped = step(from, pawn_forward(us));
                             self.en_passant[us.index()] = [skipped.cell(), to.cell()];
                             self.hash ^= zobrist::en_passant(skipped);
@@ -560,6 +562,14 @@ impl Position {
                     r if r == Role::King as u8 => self.kings[us.index()] = to.cell(),
                     _ => {}
                 }
+            }
+        }
+        // Another army's right whose skipped square is now taken, or whose pawn was just
+        // captured, is gone.
+        for (army, ep) in self.en_passant.iter_mut().enumerate() {
+            if army != us.index() && ep[0] != 0 && (ep[0] == to.cell() || ep[1] == to.cell()) {
+                self.hash ^= zobrist::en_passant(Square::from_cell(ep[0]));
+                *ep = [0, 0];
             }
         }
         let cleared = self.castling & (self.castle_clear[from.cell() as usize] | self.castle_clear[to.cell() as usize]);

@@ -144,14 +144,18 @@ pub fn parse_fen4(text: &str) -> Result<Setup, ParseFen4Error> {
     let halfmove_clock = fields[5]
         .parse::<u16>()
         .map_err(|_| ParseFen4Error::Halfmoves(fields[5].to_owned()))?;
-    let en_passant = match extra {
+    let extra = match extra {
         Some(extra) => parse_extra(extra).map_err(|reason| ParseFen4Error::Extra {
             text: extra.to_owned(),
             reason,
         })?,
-        None => ByArmy::default(),
+        None => Extra::default(),
     };
+    let en_passant = extra.en_passant;
     let mut pieces = parse_placement(placement)?;
+    for (sq, piece) in &mut pieces {
+        piece.promoted |= extra.promoted.contains(sq);
+    }
     pieces.sort_by_key(|&(sq, _)| sq);
     Ok(Setup {
         board: BoardKind::Cross,
@@ -159,12 +163,10 @@ pub fn parse_fen4(text: &str) -> Result<Setup, ParseFen4Error> {
         turn,
         castling: ByArmy::from_fn(|a| [kingside[a], queenside[a]]),
         en_passant,
-        status: out.map(|out| {
-            if out {
-                ArmyStatus::Out
-            } else {
-                ArmyStatus::Playing
-            }
+        status: ByArmy::from_fn(|a| match (out[a], extra.walking_kings[a]) {
+            (false, _) => ArmyStatus::Playing,
+            (true, true) => ArmyStatus::KingWalking,
+            (true, false) => ArmyStatus::Out,
         }),
         points,
         halfmove_clock,
@@ -195,12 +197,28 @@ pub fn write_fen4(setup: &Setup) -> String {
     out.push('-');
     out.push_str(&setup.points.0.map(|p| p.to_string()).join(","));
     let _ = write!(out, "-{}-", setup.halfmove_clock);
+    let mut extra = Vec::new();
     if setup.en_passant.0.iter().any(Option::is_some) {
         let entries = setup.en_passant.0.map(|ep| match ep {
             Some(ep) => format!("'{}:{}'", ep.skipped, ep.landed),
             None => "''".to_owned(),
         });
-        let _ = write!(out, "{{'enPassant':({})}}-", entries.join(","));
+        extra.push(format!("'enPassant':({})", entries.join(",")));
+    }
+    let mut promoted: Vec<Square> = setup.pieces.iter().filter(|(_, p)| p.promoted).map(|(sq, _)| *sq).collect();
+    if !promoted.is_empty() {
+        promoted.sort();
+        let squares: Vec<String> = promoted.iter().map(|sq| format!("'{sq}'")).collect();
+        // A one-element tuple needs its trailing comma in Python.
+        let comma = if squares.len() == 1 { "," } else { "" };
+        extra.push(format!("'promoted':({}{comma})", squares.join(",")));
+    }
+    if setup.status.0.contains(&ArmyStatus::KingWalking) {
+        let flags = setup.status.0.map(|s| if s == ArmyStatus::KingWalking { "1" } else { "0" });
+        extra.push(format!("'walkingKings':({})", flags.join(",")));
+    }
+    if !extra.is_empty() {
+        let _ = write!(out, "{{{}}}-", extra.join(","));
     }
     write_placement(setup, &mut out);
     out
@@ -400,11 +418,21 @@ enum Literal {
     /// A dictionary.
     Dict(Vec<(Literal, Literal)>),
     /// Anything else: a number, `True`, `None`…, kept as text.
-    Atom,
+    Atom(String),
 }
 
-/// Reads the en passant rights out of the `EXTRA` dictionary.
-fn parse_extra(text: &str) -> Result<ByArmy<Option<EnPassant>>, String> {
+/// What `EXTRA` carries: the en passant rights, and two keys of Four Kings's own that other
+/// readers skip: the squares of promoted pieces (`'promoted':('d8',)`, so that a promoted queen
+/// keeps its free-for-all value of 1) and the armies whose king walks (`'walkingKings':(0,1,0,0)`).
+#[derive(Debug, Default)]
+struct Extra {
+    en_passant: ByArmy<Option<EnPassant>>,
+    promoted: Vec<Square>,
+    walking_kings: ByArmy<bool>,
+}
+
+/// Reads the `EXTRA` dictionary.
+fn parse_extra(text: &str) -> Result<Extra, String> {
     let mut reader = LiteralReader { text, pos: 0 };
     let value = reader.value()?;
     reader.skip_space();
@@ -417,10 +445,35 @@ fn parse_extra(text: &str) -> Result<ByArmy<Option<EnPassant>>, String> {
     let Literal::Dict(entries) = value else {
         return Err("expected a {...} dictionary".to_owned());
     };
-    let mut en_passant = ByArmy::default();
+    let mut extra = Extra::default();
     for (key, value) in entries {
-        if !matches!(&key, Literal::Str(k) if k == "enPassant") {
-            continue;
+        let Literal::Str(key) = key else { continue };
+        match key.as_str() {
+            "promoted" => {
+                let Literal::Seq(items) = value else {
+                    return Err("promoted must be a tuple of squares".to_owned());
+                };
+                for item in items {
+                    let sq = match item {
+                        Literal::Str(s) => s.trim().parse::<Square>().ok(),
+                        _ => None,
+                    };
+                    extra.promoted.push(sq.ok_or("promoted must be a tuple of squares like 'd8'")?);
+                }
+                continue;
+            }
+            "walkingKings" => {
+                let flags = match value {
+                    Literal::Seq(items) if items.len() == 4 => {
+                        items.iter().map(|i| matches!(i, Literal::Atom(a) if a == "1")).collect::<Vec<_>>()
+                    }
+                    _ => return Err("walkingKings must be a tuple of four 0/1 flags".to_owned()),
+                };
+                extra.walking_kings = ByArmy::from_fn(|a| flags[a.index()]);
+                continue;
+            }
+            "enPassant" => {}
+            _ => continue,
         }
         let Literal::Seq(items) = value else {
             return Err("enPassant must be a tuple of four strings".to_owned());
@@ -435,12 +488,12 @@ fn parse_extra(text: &str) -> Result<ByArmy<Option<EnPassant>>, String> {
             let Literal::Str(s) = item else {
                 return Err("enPassant must be a tuple of four strings".to_owned());
             };
-            en_passant[army] = parse_en_passant(&s).ok_or_else(|| {
+            extra.en_passant[army] = parse_en_passant(&s).ok_or_else(|| {
                 format!("enPassant entry {s:?} is not '' or two squares like 'd3:d4'")
             })?;
         }
     }
-    Ok(en_passant)
+    Ok(extra)
 }
 
 /// Reads one `enPassant` entry: `''` or `'skipped:landed'`.
@@ -501,8 +554,9 @@ impl LiteralReader<'_> {
                 if len == 0 {
                     return Err(format!("expected a value at byte {}", self.pos));
                 }
+                let atom = self.text[self.pos..self.pos + len].to_owned();
                 self.pos += len;
-                Ok(Literal::Atom)
+                Ok(Literal::Atom(atom))
             }
             None => Err("expected a value but the text ended".to_owned()),
         }
@@ -680,14 +734,16 @@ mod tests {
     }
 
     #[test]
-    fn walking_king_is_written_as_out() {
+    fn walking_king_is_written_as_out_and_kept_in_extra() {
         let mut setup = Setup::start(BoardKind::Cross, Army::Red);
         setup.status[Army::Blue] = ArmyStatus::KingWalking;
         setup.status[Army::Green] = ArmyStatus::Out;
         let text = write_fen4(&setup);
         assert!(text.starts_with("R-0,1,0,1-"), "{text}");
+        assert!(text.contains("'walkingKings':(0,1,0,0)"), "{text}");
         let back = parse_fen4(&text).unwrap();
-        assert_eq!(back.status[Army::Blue], ArmyStatus::Out);
+        assert_eq!(back.status[Army::Blue], ArmyStatus::KingWalking);
+        assert_eq!(back.status[Army::Green], ArmyStatus::Out);
     }
 
     #[test]

@@ -2,16 +2,20 @@
 
 use crate::game::Ply;
 use crate::position::Position;
-use crate::rules::RuleSet;
+use crate::rules::{Format, RuleSet};
 
-/// The move of `ply`, played in `before`, as text: long algebraic on the cross board, SAN in Duo.
+use super::lan::{MoveSuffix, write_move};
+use super::san::write_san;
+
+/// The move of `ply`, played in `before`, as text: long algebraic with the game's check and mate
+/// marks on the cross board, SAN in Duo.
 pub(crate) fn move_text(before: &Position, rules: &RuleSet, ply: &Ply) -> String {
-    let _ = (before, rules);
-    let mut text = ply.mv.to_string();
-    if ply.mate {
-        text.push('#');
-    } else {
-        text.extend(std::iter::repeat_n('+', ply.checks.len()));
+    match rules.format {
+        Format::Duo => write_san(before, ply.mv),
+        _ => write_move(before, ply.mv, MoveSuffix {
+            checks: ply.checks.len() as u8,
+            mate: ply.mate,
+            walking: ply.walking,
+        }),
     }
-    text
 }

@@ -24,7 +24,8 @@
 //!   the rook, the rook lands on the crossed square.
 //! - En passant: a pawn may capture any enemy pawn whose double-step right is still open in the
 //!   position, by moving to the skipped square (which must be empty) if it attacks that square; the
-//!   pawn on the landed square is removed.
+//!   pawn on the landed square is removed. A right opens only where en passant is on, and ends
+//!   when a piece lands on its skipped square or takes its pawn.
 //! - A pawn landing on its army's promotion line (its own rank `promotion_rank`, counting its back
 //!   rank as 1) promotes to each role of the promotion set, unless pawn breakthrough is on (then it
 //!   stays a pawn). Pawns double-step from their own rank 2.
@@ -581,8 +582,14 @@ impl RefBoard {
         let mut next = self.clone();
         next.cells = self.cells_after(mv);
         next.halfmove_clock = if captured || mover.1 == Role::Pawn { 0 } else { self.halfmove_clock.saturating_add(1) };
-        if mv.kind == RefKind::DoubleStep {
+        if mv.kind == RefKind::DoubleStep && self.rules.en_passant {
             next.en_passant[index(us)] = Some((add(from, forward(us)), to));
+        }
+        // Another army's right ends when a piece lands on its skipped square or takes its pawn.
+        for army in ARMIES.into_iter().filter(|&a| a != us) {
+            if next.en_passant[index(army)].is_some_and(|(skipped, landed)| skipped == to || landed == to) {
+                next.en_passant[index(army)] = None;
+            }
         }
         // A right ends when anything leaves or lands on its king's or rook's home square.
         for army in ARMIES {

@@ -1,0 +1,90 @@
+//! The `Result` and `Termination` tags: written from a game's outcome, and read back into the
+//! action that ended a game when the movetext alone does not end it.
+
+use crate::army::Army;
+use crate::game::{DrawReason, FfaEnding, Game, Outcome, Seat, Team, WinReason};
+use crate::rules::Format;
+
+/// The `Result` tag of an outcome: `1-0` (Red and Yellow, or White), `0-1`, `1/2-1/2`, or in
+/// free-for-all every army's points, `45-20-12-30`; `*` while the game goes on.
+pub(crate) fn result_text(outcome: Option<&Outcome>) -> String {
+    match outcome {
+        None => "*".to_owned(),
+        Some(Outcome::Win { team: Team::RedYellow, .. }) => "1-0".to_owned(),
+        Some(Outcome::Win { team: Team::BlueGreen, .. }) => "0-1".to_owned(),
+        Some(Outcome::Draw { .. }) => "1/2-1/2".to_owned(),
+        Some(Outcome::Standings { points, .. }) => {
+            points.0.iter().map(i32::to_string).collect::<Vec<_>>().join("-")
+        }
+    }
+}
+
+/// The `Termination` tag: how the game ended in words, then the result.
+pub(crate) fn termination_text(game: &Game) -> Option<String> {
+    let outcome = game.outcome()?;
+    let format = game.rules().format;
+    let seat = |s: Seat| s.name(format);
+    let words = match outcome {
+        Outcome::Win { team, reason } => match reason {
+            WinReason::Checkmate { mated } => format!("{} checkmated", seat(*mated)),
+            WinReason::KingCaptured { victim } => format!("{}'s king captured", seat(*victim)),
+            WinReason::Resignation { seat: s } => format!("{} resigned", seat(*s)),
+            WinReason::Breakthrough { seat: s } => format!("{} broke through", seat(*s)),
+            WinReason::Timeout { seat: s } => format!("{} lost on time", seat(*s)),
+            WinReason::Abandonment { seat: s } => format!("{} left; {} claimed the win", seat(*s), team.name(format)),
+        },
+        Outcome::Draw { reason } => draw_words(*reason, format),
+        Outcome::Standings { winners, reason, .. } => {
+            let names: Vec<&str> = winners.iter().map(Army::name).collect();
+            let how = match reason {
+                FfaEnding::LastPlayer => "Three players out".to_owned(),
+                FfaEnding::Lead => "Decided by a lead of more than 20".to_owned(),
+                FfaEnding::Claimed { seat: s } => format!("{} claimed the win", seat(*s)),
+                FfaEnding::Draw(reason) => draw_words(*reason, format),
+                FfaEnding::MoveLimit => "Move limit".to_owned(),
+            };
+            format!("{how}; {} {}", names.join(" and "), if names.len() == 1 { "wins" } else { "share the win" })
+        }
+    };
+    Some(format!("{words}. {}", result_text(Some(outcome))))
+}
+
+fn draw_words(reason: DrawReason, format: Format) -> String {
+    match reason {
+        DrawReason::Stalemate { seat } => format!("{} stalemated", seat.name(format)),
+        DrawReason::Agreement => "Draw agreed".to_owned(),
+        DrawReason::Repetition => "Threefold repetition".to_owned(),
+        DrawReason::FiftyMoves => "Fifty-move rule".to_owned(),
+        DrawReason::DeadPosition => "Insufficient material".to_owned(),
+        DrawReason::MoveLimit => "Move limit".to_owned(),
+    }
+}
+
+/// Ends `game` the way a `Termination` tag says, when its moves alone did not: a draw agreed, a
+/// resignation, a timeout, a claimed win or a player who left. Returns whether it did.
+pub(crate) fn apply_termination(game: &mut Game, termination: &str) -> bool {
+    if game.is_over() {
+        return false;
+    }
+    let text = termination.to_ascii_lowercase();
+    let format = game.rules().format;
+    let named = Seat::ALL.into_iter().find(|s| text.starts_with(&s.name(format).to_ascii_lowercase()));
+    if text.starts_with("draw agreed") {
+        for seat in game.seats_in_game() {
+            let _ = game.offer_draw(seat);
+        }
+    } else if let Some(seat) = named {
+        if text.contains("resigned") {
+            if let Ok(crate::game::ResignOutcome::PartnerAsked) = game.resign(seat) {
+                let _ = game.answer_resignation(seat.partner(), true);
+            }
+        } else if text.contains("on time") || text.contains("timed out") {
+            let _ = game.time_out(seat);
+        } else if text.contains("claimed the win") && format == Format::FreeForAll {
+            let _ = game.claim_win(seat);
+        } else if text.contains(" left") {
+            let _ = game.abandon(seat);
+        }
+    }
+    game.is_over()
+}
