@@ -1,5 +1,7 @@
 //! Move generation speed: perft from the start positions, leaves counted in bulk at the last ply.
 //! Each benchmark checks the node count it times, so a fast wrong generator cannot pass.
+// criterion_group! and criterion_main! generate functions that cannot carry docs.
+#![allow(missing_docs)]
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use fourkings_engine::{Position, Preset, RuleSet, perft};

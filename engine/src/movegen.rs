@@ -441,12 +441,11 @@ impl Position {
         for &d in &DIRECTIONS {
             let to = step(king, d);
             let f = cls[at(&self.cells, to) as usize];
-            if f & KING_CAPTURE != 0 {
-                sink.push(Move::normal(king, to));
-            } else if f & (EMPTY | CAPTURE) != 0
-                && !safety.xray.contains(to)
-                && !attacked_on(&self.cells, cls, to)
-            {
+            // A king capture needs no safety test; any other step must not land on an attack.
+            let safe_step = || {
+                f & (EMPTY | CAPTURE) != 0 && !safety.xray.contains(to) && !attacked_on(&self.cells, cls, to)
+            };
+            if f & KING_CAPTURE != 0 || safe_step() {
                 sink.push(Move::normal(king, to));
             }
         }

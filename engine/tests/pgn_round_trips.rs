@@ -33,7 +33,8 @@ fn random_game(preset: Preset, seed: u64) -> Game {
         }
         let seat = game.to_move().unwrap();
         if !game.rules().has_teams() && rng.random_ratio(1, 60) {
-            let resigner = *game.seats_in_game().iter().nth(rng.random_range(0..game.seats_in_game().len())).unwrap();
+            let in_game = game.seats_in_game();
+            let resigner = in_game[rng.random_range(0..in_game.len())];
             game.resign(resigner).unwrap();
             continue;
         }

@@ -12,7 +12,7 @@ use thiserror::Error;
 use crate::army::Army;
 use crate::game::{Consequence, Elimination, Event, Game, GameError, ResignOutcome, Seat};
 use crate::position::PositionError;
-use crate::rules::{Format, RuleSetError};
+use crate::rules::RuleSetError;
 use crate::setup::Setup;
 
 use super::fen4::{ParseFen4Error, parse_fen4, write_fen4};
@@ -276,12 +276,15 @@ fn movetext_lines(game: &Game) -> Vec<String> {
             }
             Event::Action { consequences, .. } => {
                 for c in consequences {
-                    match c {
-                        Consequence::Eliminated { army, reason: reason @ (Elimination::Resigned | Elimination::TimedOut), on_turn: false, .. } => {
-                            let what = if *reason == Elimination::TimedOut { "timed out" } else { "resigned" };
-                            writer.comment(format!("{{{} {what}}}", army.name()));
-                        }
-                        _ => {}
+                    if let Consequence::Eliminated {
+                        army,
+                        reason: reason @ (Elimination::Resigned | Elimination::TimedOut),
+                        on_turn: false,
+                        ..
+                    } = c
+                    {
+                        let what = if *reason == Elimination::TimedOut { "timed out" } else { "resigned" };
+                        writer.comment(format!("{{{} {what}}}", army.name()));
                     }
                 }
                 writer.eliminations(consequences);

@@ -235,7 +235,7 @@ impl RefBoard {
             (0..8).contains(&f) && (0..8).contains(&r)
         } else {
             let inside = (0..14).contains(&f) && (0..14).contains(&r);
-            let corner = (f < 3 || f > 10) && (r < 3 || r > 10);
+            let corner = !(3..=10).contains(&f) && !(3..=10).contains(&r);
             inside && !corner
         }
     }
