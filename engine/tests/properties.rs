@@ -1,0 +1,148 @@
+//! Property tests: invariants that must hold along any sequence of legal moves, under every preset.
+
+use fourkings_engine::notation::{Fen, parse_fen4, read_pgn, read_pgn4, write_fen4, write_pgn, write_pgn4};
+use fourkings_engine::{Game, Position, Preset, RuleSet, Seat};
+use proptest::prelude::*;
+
+fn presets() -> impl Strategy<Value = Preset> {
+    proptest::sample::select(Preset::ALL.to_vec())
+}
+
+/// A preset with its rules, castling and en passant varied on the cross board (Duo is chess's
+/// rules, which its PGN assumes).
+fn rules() -> impl Strategy<Value = RuleSet> {
+    (presets(), any::<bool>(), any::<bool>()).prop_map(|(preset, castling, en_passant)| match preset {
+        Preset::Duo => preset.rules(),
+        _ => RuleSet { castling, en_passant, ..preset.rules() },
+    })
+}
+
+/// Plays the move chosen by each index (modulo the number of legal moves) while the game lasts,
+/// letting walking kings walk; calls `check` before every move.
+fn play_choices(game: &mut Game, choices: &[u16], mut check: impl FnMut(&Game)) {
+    for &choice in choices {
+        if game.is_over() {
+            return;
+        }
+        check(game);
+        if game.walking_king_to_move() {
+            game.walk_king().unwrap();
+            continue;
+        }
+        let moves = game.legal_moves();
+        let seat = game.to_move().unwrap();
+        game.play(seat, moves[usize::from(choice) % moves.len()]).unwrap();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Make/unmake restores the position and its hash exactly, and the incremental hash always
+    /// equals one computed from scratch.
+    #[test]
+    fn make_unmake_restores_position_and_hash(rules in rules(), choices in proptest::collection::vec(any::<u16>(), 1..160)) {
+        let mut pos = Position::new(&rules).unwrap();
+        for choice in choices {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            for &mv in &moves {
+                let before = pos.clone();
+                let undo = pos.play_unchecked(mv);
+                prop_assert_eq!(pos.hash(), pos.compute_hash(), "after {}", mv);
+                pos.undo(undo);
+                prop_assert_eq!(&pos, &before, "undo of {}", mv);
+            }
+            let mv = moves[usize::from(choice) % moves.len()];
+            let captured_king = pos.play_unchecked(mv).captured().is_some_and(|p| p.role == fourkings_engine::Role::King);
+            if captured_king {
+                break;
+            }
+        }
+    }
+
+    /// Positions survive FEN4 (cross board) and FEN (Duo) exactly.
+    #[test]
+    fn fen4_and_fen_round_trip(rules in rules(), choices in proptest::collection::vec(any::<u16>(), 0..200)) {
+        let mut game = Game::with_seed(rules, 7).unwrap();
+        play_choices(&mut game, &choices, |_| {});
+        let pos = game.position();
+        let mut setup = pos.to_setup();
+        setup.points = game.points();
+        let back = if rules.format == fourkings_engine::Format::Duo {
+            let fen = Fen::from_position(pos, 1).unwrap();
+            let parsed: Fen = fen.to_string().parse().unwrap();
+            // FEN has no promoted flag; Duo never scores it.
+            setup.pieces.iter_mut().for_each(|(_, p)| p.promoted = false);
+            parsed.setup
+        } else {
+            parse_fen4(&write_fen4(&setup)).unwrap()
+        };
+        prop_assert_eq!(&back, &setup);
+        let promoted = pos.pieces().any(|(_, p)| p.promoted);
+        if rules.format != fourkings_engine::Format::Duo || !promoted {
+            prop_assert_eq!(&Position::from_setup(&back, &rules).unwrap(), pos);
+        }
+    }
+
+    /// Whole games survive PGN4 (cross board) and PGN (Duo): same position, points and result.
+    #[test]
+    fn pgn4_and_pgn_round_trip(rules in rules(), seed in any::<u64>(), choices in proptest::collection::vec(any::<u16>(), 0..240)) {
+        let mut game = Game::with_seed(rules, seed).unwrap();
+        play_choices(&mut game, &choices, |_| {});
+        let (position, outcome, points) = if rules.format == fourkings_engine::Format::Duo {
+            let read = read_pgn(&write_pgn(&game, &[])).unwrap();
+            (read.game.position().clone(), read.game.outcome().cloned(), read.game.points())
+        } else {
+            let read = read_pgn4(&write_pgn4(&game, &[])).unwrap();
+            (read.game.position().clone(), read.game.outcome().cloned(), read.game.points())
+        };
+        prop_assert_eq!(&position, game.position());
+        prop_assert_eq!(outcome.as_ref(), game.outcome());
+        prop_assert_eq!(points, game.points());
+    }
+
+    /// Random games of every preset, with resignations, draw offers and takebacks thrown in, end
+    /// with a result and never break an invariant on the way.
+    #[test]
+    fn random_games_end_with_a_result(preset in presets(), seed in any::<u64>(), lifelines in any::<bool>()) {
+        let mut rules = preset.rules();
+        // Without a fifty-move rule nothing forces an end: a move limit does.
+        rules.move_limit = Some(3000);
+        if lifelines && preset == Preset::Teams {
+            rules.lifelines = 2;
+        }
+        let mut game = Game::with_seed(rules, seed).unwrap();
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        while !game.is_over() {
+            prop_assert!(game.ply_count() <= 3000);
+            prop_assert_eq!(game.position().hash(), game.position().compute_hash());
+            if game.walking_king_to_move() {
+                game.walk_king().unwrap();
+                continue;
+            }
+            let seat = game.to_move().unwrap();
+            let any_seat = Seat::ALL[(next() % 4) as usize];
+            match next() % 400 {
+                0 => { let _ = game.resign(any_seat); }
+                1..=3 => { let _ = game.offer_draw(any_seat); }
+                4..=20 => { let _ = game.take_back(any_seat); }
+                _ => {
+                    let moves = game.legal_moves();
+                    prop_assert!(!moves.is_empty(), "a game that goes on has a legal move");
+                    game.play(seat, moves[(next() % moves.len() as u64) as usize]).unwrap();
+                }
+            }
+        }
+        prop_assert!(game.outcome().is_some());
+        prop_assert!(game.legal_moves().is_empty());
+    }
+}
