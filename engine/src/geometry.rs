@@ -109,8 +109,14 @@ impl BoardKind {
         pieces
     }
 
-    /// The castling geometry of `army` on `side`.
-    pub(crate) const fn castle(self, army: Army, side: CastleSide) -> Castle {
+    /// The castling geometry of `army` on `side` (from a table built at compile time).
+    #[inline]
+    pub(crate) fn castle(self, army: Army, side: CastleSide) -> Castle {
+        CASTLES[self as usize][army as usize][side as usize]
+    }
+
+    /// Works out the castling geometry of `army` on `side`.
+    const fn compute_castle(self, army: Army, side: CastleSide) -> Castle {
         // In the army's own frame: king at x = x0 + 4, rooks at x0 and x0 + 7.
         let (x0, _) = self.back_rank();
         let king = x0 + 4;
@@ -137,6 +143,27 @@ impl BoardKind {
         }
     }
 }
+
+/// Every castle of both boards: `CASTLES[board][army][side]`.
+static CASTLES: [[[Castle; 2]; 4]; 2] = {
+    let mut table = [[[BoardKind::Cross.compute_castle(Army::Red, CastleSide::King); 2]; 4]; 2];
+    let boards = [BoardKind::Cross, BoardKind::Classic];
+    let sides = [CastleSide::King, CastleSide::Queen];
+    let mut b = 0;
+    while b < 2 {
+        let mut a = 0;
+        while a < 4 {
+            let mut s = 0;
+            while s < 2 {
+                table[b][a][s] = boards[b].compute_castle(Army::from_bits(a as u8), sides[s]);
+                s += 1;
+            }
+            a += 1;
+        }
+        b += 1;
+    }
+    table
+};
 
 /// The side of a castle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

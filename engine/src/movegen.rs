@@ -271,6 +271,9 @@ impl Position {
         let Some(king) = self.king(us) else { return };
         let cls = &self.classes[us.index()];
         let safety = self.king_safety(king, cls);
+        // Most positions have no open en passant right: skip the per-pawn search then.
+        let en_passant_from =
+            if self.rules.en_passant && self.en_passant.iter().any(|e| e[0] != 0) { en_passant_from } else { ArmySet::EMPTY };
 
         if status == ArmyStatus::Playing {
             let base = match safety.checkers {
@@ -377,7 +380,7 @@ impl Position {
                 self.push_pawn_move(us, Move::normal(from, to), sink);
             }
         }
-        if self.rules.en_passant {
+        if !en_passant_from.is_empty() {
             self.en_passant_moves(us, from, en_passant_from, king, cls, sink);
         }
     }
