@@ -36,7 +36,7 @@ fn main() {
         Contender {
             name: "shakmaty, chess (baseline)",
             nodes: if quick { 197_281 } else { 4_865_609 },
-            run: Box::new(move || shakmaty::perft(&Chess::default(), depth as u32)),
+            run: Box::new(move || shakmaty::perft(&Chess::default(), depth)),
             times: Vec::new(),
         },
     ];
