@@ -7,7 +7,10 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use fourkings_engine::{Position, Preset, RuleSet, perft};
 
 fn bench_perft(c: &mut Criterion) {
-    let chess = RuleSet { friendly_capture: false, ..Preset::Duo.rules() };
+    let chess = RuleSet {
+        friendly_capture: false,
+        ..Preset::Duo.rules()
+    };
     let cases: [(&str, RuleSet, u32, u64); 3] = [
         ("teams", Preset::Teams.rules(), 4, 152_050),
         ("teams", Preset::Teams.rules(), 5, 3_452_310),
@@ -19,7 +22,9 @@ fn bench_perft(c: &mut Criterion) {
         let mut pos = Position::new(&rules).expect("start position");
         assert_eq!(perft(&mut pos, depth), nodes, "{name} depth {depth}");
         group.throughput(Throughput::Elements(nodes));
-        group.bench_with_input(BenchmarkId::new(name, depth), &depth, |b, &depth| b.iter(|| perft(&mut pos, depth)));
+        group.bench_with_input(BenchmarkId::new(name, depth), &depth, |b, &depth| {
+            b.iter(|| perft(&mut pos, depth))
+        });
     }
     group.finish();
 }
@@ -34,7 +39,9 @@ fn bench_legal_moves(c: &mut Criterion) {
         let mv = moves[moves.len() / 2];
         pos.play_unchecked(mv);
     }
-    c.bench_function("legal_moves/teams-middlegame", |b| b.iter(|| pos.legal_moves().len()));
+    c.bench_function("legal_moves/teams-middlegame", |b| {
+        b.iter(|| pos.legal_moves().len())
+    });
 }
 
 criterion_group!(benches, bench_perft, bench_legal_moves);

@@ -18,7 +18,10 @@ struct Contender {
 fn main() {
     let quick = std::env::args().any(|a| a == "--test");
     let (depth, rounds) = if quick { (4, 1) } else { (5, 7) };
-    let chess_rules = RuleSet { friendly_capture: false, ..Preset::Duo.rules() };
+    let chess_rules = RuleSet {
+        friendly_capture: false,
+        ..Preset::Duo.rules()
+    };
     let teams_rules = Preset::Teams.rules();
     let mut contenders = vec![
         Contender {
@@ -55,7 +58,10 @@ fn main() {
     let rates: Vec<f64> = contenders.iter_mut().map(rate).collect();
     let baseline = rates[2];
     println!("perft depth {depth}, median of {rounds} alternating rounds");
-    println!("{:<46} {:>14} {:>12}", "generator", "M nodes/s", "vs baseline");
+    println!(
+        "{:<46} {:>14} {:>12}",
+        "generator", "M nodes/s", "vs baseline"
+    );
     for (c, r) in contenders.iter().zip(&rates) {
         println!("{:<46} {:>14.1} {:>11.2}x", c.name, r, r / baseline);
     }

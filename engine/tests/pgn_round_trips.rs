@@ -10,7 +10,12 @@ fn the_fen4_md_example_game_imports_and_re_exports_unchanged() {
     let pgn = read_pgn4(text).expect("the example reads");
     assert!(pgn.unknown_rule_variants.is_empty());
     assert_eq!(pgn.game.ply_count(), 28);
-    assert_eq!(pgn.game.outcome(), Some(&Outcome::Draw { reason: DrawReason::Agreement }));
+    assert_eq!(
+        pgn.game.outcome(),
+        Some(&Outcome::Draw {
+            reason: DrawReason::Agreement
+        })
+    );
     assert!(pgn.game.rules().en_passant);
     assert_eq!(pgn.write(), text);
 }
@@ -39,7 +44,10 @@ fn random_game(preset: Preset, seed: u64) -> Game {
             continue;
         }
         let moves = game.legal_moves();
-        let captures: Vec<_> = moves.iter().filter(|m| game.position().piece_at(m.to()).is_some()).collect();
+        let captures: Vec<_> = moves
+            .iter()
+            .filter(|m| game.position().piece_at(m.to()).is_some())
+            .collect();
         let mv = if !captures.is_empty() && rng.random_ratio(2, 3) {
             *captures[rng.random_range(0..captures.len())]
         } else {
@@ -60,15 +68,34 @@ fn random_cross_board_games_round_trip_through_pgn4() {
         for seed in 0..12 {
             let game = random_game(preset, seed);
             let text = write_pgn4(&game, &tags);
-            let read = read_pgn4(&text).unwrap_or_else(|e| panic!("{preset} seed {seed}: {e}\n{text}"));
-            assert_eq!(read.game.position(), game.position(), "{preset} seed {seed}\n{text}");
-            assert_eq!(read.game.outcome(), game.outcome(), "{preset} seed {seed}\n{text}");
-            assert_eq!(read.game.points(), game.points(), "{preset} seed {seed}\n{text}");
+            let read =
+                read_pgn4(&text).unwrap_or_else(|e| panic!("{preset} seed {seed}: {e}\n{text}"));
+            assert_eq!(
+                read.game.position(),
+                game.position(),
+                "{preset} seed {seed}\n{text}"
+            );
+            assert_eq!(
+                read.game.outcome(),
+                game.outcome(),
+                "{preset} seed {seed}\n{text}"
+            );
+            assert_eq!(
+                read.game.points(),
+                game.points(),
+                "{preset} seed {seed}\n{text}"
+            );
             assert_eq!(read.write(), text, "{preset} seed {seed}");
-            eliminations += text.lines().filter(|l| l.contains(" # ") || l.contains(" R ") || l.contains(" S ")).count();
+            eliminations += text
+                .lines()
+                .filter(|l| l.contains(" # ") || l.contains(" R ") || l.contains(" S "))
+                .count();
         }
     }
-    assert!(eliminations > 0, "the random games should include eliminations");
+    assert!(
+        eliminations > 0,
+        "the random games should include eliminations"
+    );
 }
 
 /// Random Duo games survive PGN export and import.
@@ -81,7 +108,9 @@ fn random_duo_games_round_trip_through_pgn() {
         assert_eq!(read.game.position(), game.position(), "seed {seed}\n{text}");
         assert_eq!(read.game.outcome(), game.outcome(), "seed {seed}");
         assert_eq!(read.write(), text);
-        assert_eq!(read.game.to_move().map(Seat::index), game.to_move().map(Seat::index));
+        assert_eq!(
+            read.game.to_move().map(Seat::index),
+            game.to_move().map(Seat::index)
+        );
     }
 }
-

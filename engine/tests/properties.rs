@@ -1,6 +1,8 @@
 //! Property tests: invariants that must hold along any sequence of legal moves, under every preset.
 
-use fourkings_engine::notation::{Fen, parse_fen4, read_pgn, read_pgn4, write_fen4, write_pgn, write_pgn4};
+use fourkings_engine::notation::{
+    Fen, parse_fen4, read_pgn, read_pgn4, write_fen4, write_pgn, write_pgn4,
+};
 use fourkings_engine::{Game, Position, Preset, RuleSet, Seat};
 use proptest::prelude::*;
 
@@ -11,10 +13,16 @@ fn presets() -> impl Strategy<Value = Preset> {
 /// A preset with its rules, castling and en passant varied on the cross board (Duo is chess's
 /// rules, which its PGN assumes).
 fn rules() -> impl Strategy<Value = RuleSet> {
-    (presets(), any::<bool>(), any::<bool>()).prop_map(|(preset, castling, en_passant)| match preset {
-        Preset::Duo => preset.rules(),
-        _ => RuleSet { castling, en_passant, ..preset.rules() },
-    })
+    (presets(), any::<bool>(), any::<bool>()).prop_map(
+        |(preset, castling, en_passant)| match preset {
+            Preset::Duo => preset.rules(),
+            _ => RuleSet {
+                castling,
+                en_passant,
+                ..preset.rules()
+            },
+        },
+    )
 }
 
 /// Plays the move chosen by each index (modulo the number of legal moves) while the game lasts,
@@ -31,7 +39,8 @@ fn play_choices(game: &mut Game, choices: &[u16], mut check: impl FnMut(&Game)) 
         }
         let moves = game.legal_moves();
         let seat = game.to_move().unwrap();
-        game.play(seat, moves[usize::from(choice) % moves.len()]).unwrap();
+        game.play(seat, moves[usize::from(choice) % moves.len()])
+            .unwrap();
     }
 }
 

@@ -13,7 +13,9 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use fourkings_engine::notation::Fen;
-use fourkings_engine::{Army, ArmyStatus, Format, Position, Preset, PromotionSet, Role, RuleSet, perft};
+use fourkings_engine::{
+    Army, ArmyStatus, Format, Position, Preset, PromotionSet, Role, RuleSet, perft,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reference::{RefBoard, RefKind, RefMove};
@@ -22,7 +24,10 @@ use reference::{RefBoard, RefKind, RefMove};
 const MAX_PLIES: usize = 300;
 
 fn chess() -> RuleSet {
-    RuleSet { friendly_capture: false, ..Preset::Duo.rules() }
+    RuleSet {
+        friendly_capture: false,
+        ..Preset::Duo.rules()
+    }
 }
 
 #[test]
@@ -30,7 +35,11 @@ fn the_reference_start_position_is_the_engines() {
     for preset in [Preset::Teams, Preset::TeamsHouse, Preset::Ffa] {
         let rules = preset.rules();
         let pos = Position::new(&rules).unwrap();
-        assert_eq!(RefBoard::from_position(&pos, &rules), RefBoard::cross_start(&rules), "{preset}");
+        assert_eq!(
+            RefBoard::from_position(&pos, &rules),
+            RefBoard::cross_start(&rules),
+            "{preset}"
+        );
     }
 }
 
@@ -39,8 +48,15 @@ fn reference_perft_from_the_cross_start() {
     let board = RefBoard::cross_start(&Preset::Teams.rules());
     for (depth, nodes) in [(1, 20), (2, 395), (3, 7800), (4, 152050)] {
         let started = Instant::now();
-        assert_eq!(board.perft(depth), nodes, "reference perft {depth} from the teams start");
-        println!("reference perft {depth} from the teams start: {nodes} in {:.2?}", started.elapsed());
+        assert_eq!(
+            board.perft(depth),
+            nodes,
+            "reference perft {depth} from the teams start"
+        );
+        println!(
+            "reference perft {depth} from the teams start: {nodes} in {:.2?}",
+            started.elapsed()
+        );
     }
 }
 
@@ -48,17 +64,45 @@ fn reference_perft_from_the_cross_start() {
 fn reference_perft_of_chess_positions() {
     // Published counts (Chess Programming Wiki, "Perft Results"); see tests/data/chess.perft.
     let cases: [(&str, u32, u64); 7] = [
-        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4, 197281),
-        ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97862),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            4,
+            197281,
+        ),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            3,
+            97862,
+        ),
         ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43238),
-        ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3, 9467),
-        ("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1", 3, 9467),
-        ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3, 62379),
-        ("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 3, 89890),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            3,
+            9467,
+        ),
+        (
+            "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1",
+            3,
+            9467,
+        ),
+        (
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            3,
+            62379,
+        ),
+        (
+            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+            3,
+            89890,
+        ),
     ];
     for (text, depth, nodes) in cases {
         let pos = text.parse::<Fen>().unwrap().position(&chess()).unwrap();
-        assert_eq!(RefBoard::from_position(&pos, &chess()).perft(depth), nodes, "{text}, depth {depth}");
+        assert_eq!(
+            RefBoard::from_position(&pos, &chess()).perft(depth),
+            nodes,
+            "{text}, depth {depth}"
+        );
     }
 }
 
@@ -67,14 +111,30 @@ fn both_perfts_agree_where_no_count_is_published() {
     // Duo with friendly capture, and the cross-board presets, from their start positions.
     for (rules, depth) in [
         (Preset::Duo.rules(), 4),
-        (RuleSet { first: Army::BLACK, ..Preset::Duo.rules() }, 3),
+        (
+            RuleSet {
+                first: Army::BLACK,
+                ..Preset::Duo.rules()
+            },
+            3,
+        ),
         (Preset::TeamsHouse.rules(), 3),
         (Preset::Ffa.rules(), 3),
-        (RuleSet { first: Army::Green, ..Preset::Teams.rules() }, 3),
+        (
+            RuleSet {
+                first: Army::Green,
+                ..Preset::Teams.rules()
+            },
+            3,
+        ),
     ] {
         let mut pos = Position::new(&rules).unwrap();
         let reference = RefBoard::from_position(&pos, &rules).perft(depth);
-        assert_eq!(perft(&mut pos, depth), reference, "{rules:?}, depth {depth}");
+        assert_eq!(
+            perft(&mut pos, depth),
+            reference,
+            "{rules:?}, depth {depth}"
+        );
     }
 }
 
@@ -91,7 +151,13 @@ struct Variant {
 impl Variant {
     fn new(label: &'static str, rules: RuleSet, games: usize, seed: u64) -> Variant {
         rules.validate().unwrap_or_else(|e| panic!("{label}: {e}"));
-        Variant { label, rules, games, seed, walking: false }
+        Variant {
+            label,
+            rules,
+            games,
+            seed,
+            walking: false,
+        }
     }
 }
 
@@ -115,12 +181,20 @@ impl Coverage {
 
     fn require(&self, test: &str, kinds: &[&str]) {
         let missing: Vec<&&str> = kinds.iter().filter(|k| self.get(k) == 0).collect();
-        assert!(missing.is_empty(), "{test}: the random games never played {missing:?}; coverage: {:?}", self.seen);
+        assert!(
+            missing.is_empty(),
+            "{test}: the random games never played {missing:?}; coverage: {:?}",
+            self.seen
+        );
     }
 
     fn forbid(&self, test: &str, kinds: &[&str]) {
         let present: Vec<&&str> = kinds.iter().filter(|k| self.get(k) > 0).collect();
-        assert!(present.is_empty(), "{test}: the rules forbid {present:?} but they were played; coverage: {:?}", self.seen);
+        assert!(
+            present.is_empty(),
+            "{test}: the rules forbid {present:?} but they were played; coverage: {:?}",
+            self.seen
+        );
     }
 }
 
@@ -134,7 +208,14 @@ struct Trail<'a> {
 impl Trail<'_> {
     fn describe(&self, pos: &Position) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "variant {} (seed {}), game {}, ply {}", self.variant.label, self.variant.seed, self.game, self.history.len());
+        let _ = writeln!(
+            s,
+            "variant {} (seed {}), game {}, ply {}",
+            self.variant.label,
+            self.variant.seed,
+            self.game,
+            self.history.len()
+        );
         let _ = writeln!(s, "rules: {:?}", self.variant.rules);
         let _ = writeln!(s, "position:\n{pos:?}");
         let _ = writeln!(s, "setup: {:?}", pos.to_setup());
@@ -151,7 +232,12 @@ fn compare(pos: &Position, rules: &RuleSet, trail: &Trail) -> Vec<RefMove> {
     let board = RefBoard::from_position(pos, rules);
     let reference = board.legal_moves();
     if engine != reference {
-        let only = |a: &[RefMove], b: &[RefMove]| a.iter().filter(|m| !b.contains(m)).map(|m| m.to_string()).collect::<Vec<_>>();
+        let only = |a: &[RefMove], b: &[RefMove]| {
+            a.iter()
+                .filter(|m| !b.contains(m))
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+        };
         let mut dups = engine.clone();
         dups.dedup();
         panic!(
@@ -163,13 +249,28 @@ fn compare(pos: &Position, rules: &RuleSet, trail: &Trail) -> Vec<RefMove> {
             dups.len(),
         );
     }
-    assert_eq!(pos.count_legal_moves(), engine.len(), "count_legal_moves\n{}", trail.describe(pos));
+    assert_eq!(
+        pos.count_legal_moves(),
+        engine.len(),
+        "count_legal_moves\n{}",
+        trail.describe(pos)
+    );
     for army in Army::ALL {
         if pos.status(army).takes_turns() {
-            assert_eq!(pos.is_check(army), board.in_check(army), "is_check({army})\n{}", trail.describe(pos));
+            assert_eq!(
+                pos.is_check(army),
+                board.in_check(army),
+                "is_check({army})\n{}",
+                trail.describe(pos)
+            );
         }
     }
-    assert_eq!(pos.hash(), pos.compute_hash(), "incremental hash\n{}", trail.describe(pos));
+    assert_eq!(
+        pos.hash(),
+        pos.compute_hash(),
+        "incremental hash\n{}",
+        trail.describe(pos)
+    );
     reference
 }
 
@@ -177,10 +278,19 @@ fn compare(pos: &Position, rules: &RuleSet, trail: &Trail) -> Vec<RefMove> {
 fn set_status(pos: &mut Position, army: Army, status: ArmyStatus, trail: &mut Trail) {
     let before = pos.clone();
     let undo = pos.set_status(army, status);
-    assert_eq!(pos.hash(), pos.compute_hash(), "hash after set_status\n{}", trail.describe(pos));
+    assert_eq!(
+        pos.hash(),
+        pos.compute_hash(),
+        "hash after set_status\n{}",
+        trail.describe(pos)
+    );
     let after = pos.clone();
     pos.undo_status(undo);
-    assert!(*pos == before, "undo_status did not restore the position\n{}", trail.describe(pos));
+    assert!(
+        *pos == before,
+        "undo_status did not restore the position\n{}",
+        trail.describe(pos)
+    );
     *pos = after;
     trail.history.push(format!("[{army} {status:?}]"));
 }
@@ -198,11 +308,13 @@ fn weight(pos: &mut Position, mv: RefMove, pawn_push: u32, king_capture: bool) -
     let next = pos.turn();
     let opens_king_capture = king_capture
         && Army::ALL.into_iter().any(|victim| {
-        pos.is_enemy(next, victim)
-            && pos.king(victim).is_some_and(|k| {
-                pos.attackers(k, victim).into_iter().any(|s| pos.piece_at(s).is_some_and(|p| p.army == next))
-            })
-    });
+            pos.is_enemy(next, victim)
+                && pos.king(victim).is_some_and(|k| {
+                    pos.attackers(k, victim)
+                        .into_iter()
+                        .any(|s| pos.piece_at(s).is_some_and(|p| p.army == next))
+                })
+        });
     let gives_check = !pos.checked_armies().is_empty();
     pos.undo(undo);
     if opens_king_capture {
@@ -225,8 +337,17 @@ fn weight(pos: &mut Position, mv: RefMove, pawn_push: u32, king_capture: bool) -
     }
 }
 
-fn choose(pos: &mut Position, moves: &[RefMove], pawn_push: u32, king_capture: bool, rng: &mut ChaCha8Rng) -> RefMove {
-    let weights: Vec<u32> = moves.iter().map(|&m| weight(pos, m, pawn_push, king_capture)).collect();
+fn choose(
+    pos: &mut Position,
+    moves: &[RefMove],
+    pawn_push: u32,
+    king_capture: bool,
+    rng: &mut ChaCha8Rng,
+) -> RefMove {
+    let weights: Vec<u32> = moves
+        .iter()
+        .map(|&m| weight(pos, m, pawn_push, king_capture))
+        .collect();
     let mut pick = rng.random_range(0..weights.iter().sum::<u32>());
     for (&mv, &w) in moves.iter().zip(&weights) {
         if pick < w {
@@ -249,7 +370,11 @@ fn record(pos: &Position, board: &RefBoard, mv: RefMove, cov: &mut Coverage) {
         RefKind::Normal => {}
     }
     if let Some(role) = mv.promotion {
-        cov.count(if role == Role::Queen { "promotion" } else { "underpromotion" });
+        cov.count(if role == Role::Queen {
+            "promotion"
+        } else {
+            "underpromotion"
+        });
         if mv.kind == RefKind::EnPassant {
             cov.count("en passant promotion");
         }
@@ -277,8 +402,14 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
     let rules = variant.rules;
     let ffa = rules.format == Format::FreeForAll;
     for game in 0..variant.games {
-        let mut rng = ChaCha8Rng::seed_from_u64(variant.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ game as u64);
-        let mut trail = Trail { variant, game, history: Vec::new() };
+        let mut rng = ChaCha8Rng::seed_from_u64(
+            variant.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ game as u64,
+        );
+        let mut trail = Trail {
+            variant,
+            game,
+            history: Vec::new(),
+        };
         let mut pos = Position::new(&rules).unwrap();
         // Some games push pawns hard, so that promotions and en passant come up.
         let pawn_push = if rng.random_bool(0.5) { 12 } else { 3 };
@@ -305,7 +436,10 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
             }
             if variant.walking && rng.random_bool(1.0 / 40.0) {
                 // A resignation: the resigner's king walks on.
-                let playing: Vec<Army> = Army::ALL.into_iter().filter(|&a| pos.status(a) == ArmyStatus::Playing).collect();
+                let playing: Vec<Army> = Army::ALL
+                    .into_iter()
+                    .filter(|&a| pos.status(a) == ArmyStatus::Playing)
+                    .collect();
                 if playing.len() > 1 {
                     let army = playing[rng.random_range(0..playing.len())];
                     cov.count("king starts walking");
@@ -321,7 +455,12 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
 
             let before = pos.clone();
             let undo = pos.play_unchecked(mv.to_move());
-            assert_eq!(pos.hash(), pos.compute_hash(), "hash after {mv}\n{}", trail.describe(&before));
+            assert_eq!(
+                pos.hash(),
+                pos.compute_hash(),
+                "hash after {mv}\n{}",
+                trail.describe(&before)
+            );
             let expected = board.play(mv);
             if RefBoard::from_position(&pos, &rules) != expected {
                 panic!(
@@ -332,7 +471,11 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
             }
             let after = pos.clone();
             pos.undo(undo);
-            assert!(pos == before, "undo of {mv} did not restore the position\n{}", trail.describe(&before));
+            assert!(
+                pos == before,
+                "undo of {mv} did not restore the position\n{}",
+                trail.describe(&before)
+            );
             pos = after;
 
             if let Some(victim) = undo.captured().filter(|p| p.role == Role::King) {
@@ -360,7 +503,11 @@ fn run(test: &str, variants: &[Variant]) -> Coverage {
         started.elapsed(),
         cov.seen
     );
-    assert!(cov.positions >= 1000, "{test}: only {} positions", cov.positions);
+    assert!(
+        cov.positions >= 1000,
+        "{test}: only {} positions",
+        cov.positions
+    );
     cov
 }
 
@@ -371,13 +518,49 @@ fn random_games_teams() {
         "teams",
         &[
             Variant::new("teams", teams, 30, 1),
-            Variant::new("teams, Green first", RuleSet { first: Army::Green, ..teams }, 10, 2),
-            Variant::new("teams, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..teams }, 15, 3),
-            Variant::new("teams, promotion on the 8th", RuleSet { promotion_rank: 8, ..teams }, 15, 4),
-            Variant::new("teams, breakthrough", RuleSet { pawn_breakthrough: true, ..teams }, 15, 5),
+            Variant::new(
+                "teams, Green first",
+                RuleSet {
+                    first: Army::Green,
+                    ..teams
+                },
+                10,
+                2,
+            ),
+            Variant::new(
+                "teams, minor promotion",
+                RuleSet {
+                    promotion: PromotionSet::Minor,
+                    ..teams
+                },
+                15,
+                3,
+            ),
+            Variant::new(
+                "teams, promotion on the 8th",
+                RuleSet {
+                    promotion_rank: 8,
+                    ..teams
+                },
+                15,
+                4,
+            ),
+            Variant::new(
+                "teams, breakthrough",
+                RuleSet {
+                    pawn_breakthrough: true,
+                    ..teams
+                },
+                15,
+                5,
+            ),
             Variant::new(
                 "teams, no castling or en passant",
-                RuleSet { castling: false, en_passant: false, ..teams },
+                RuleSet {
+                    castling: false,
+                    en_passant: false,
+                    ..teams
+                },
                 10,
                 6,
             ),
@@ -385,7 +568,15 @@ fn random_games_teams() {
     );
     cov.require(
         "teams",
-        &["promotion", "underpromotion", "en passant", "castle", "king capture", "breakthrough", "position in check"],
+        &[
+            "promotion",
+            "underpromotion",
+            "en passant",
+            "castle",
+            "king capture",
+            "breakthrough",
+            "position in check",
+        ],
     );
     cov.forbid("teams", &["friendly capture", "capture of a grey piece"]);
 }
@@ -397,10 +588,21 @@ fn random_games_teams_house_and_classic() {
         "teams-house",
         &[
             Variant::new("teams-house", house, 25, 11),
-            Variant::new("teams-house, breakthrough", RuleSet { pawn_breakthrough: true, ..house }, 10, 12),
+            Variant::new(
+                "teams-house, breakthrough",
+                RuleSet {
+                    pawn_breakthrough: true,
+                    ..house
+                },
+                10,
+                12,
+            ),
         ],
     );
-    cov.require("teams-house", &["promotion", "breakthrough", "position in check"]);
+    cov.require(
+        "teams-house",
+        &["promotion", "breakthrough", "position in check"],
+    );
     cov.forbid("teams-house", &["en passant", "castle", "king capture"]);
 
     let classic = Preset::TeamsClassic.rules();
@@ -408,10 +610,21 @@ fn random_games_teams_house_and_classic() {
         "teams-classic",
         &[
             Variant::new("teams-classic", classic, 25, 21),
-            Variant::new("teams-classic, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..classic }, 10, 22),
+            Variant::new(
+                "teams-classic, minor promotion",
+                RuleSet {
+                    promotion: PromotionSet::Minor,
+                    ..classic
+                },
+                10,
+                22,
+            ),
         ],
     );
-    cov.require("teams-classic", &["promotion", "underpromotion", "castle", "king capture"]);
+    cov.require(
+        "teams-classic",
+        &["promotion", "underpromotion", "castle", "king capture"],
+    );
     cov.forbid("teams-classic", &["en passant"]);
 }
 
@@ -422,10 +635,22 @@ fn random_games_ffa() {
         "ffa",
         &[
             Variant::new("ffa", ffa, 30, 31),
-            Variant::new("ffa, no king capture", RuleSet { king_capture: false, ..ffa }, 10, 32),
+            Variant::new(
+                "ffa, no king capture",
+                RuleSet {
+                    king_capture: false,
+                    ..ffa
+                },
+                10,
+                32,
+            ),
             Variant::new(
                 "ffa, all promotions on the 11th",
-                RuleSet { promotion: PromotionSet::All, promotion_rank: 11, ..ffa },
+                RuleSet {
+                    promotion: PromotionSet::All,
+                    promotion_rank: 11,
+                    ..ffa
+                },
                 10,
                 33,
             ),
@@ -433,7 +658,15 @@ fn random_games_ffa() {
     );
     cov.require(
         "ffa",
-        &["promotion", "underpromotion", "en passant", "castle", "king capture", "elimination", "capture of a grey piece"],
+        &[
+            "promotion",
+            "underpromotion",
+            "en passant",
+            "castle",
+            "king capture",
+            "elimination",
+            "capture of a grey piece",
+        ],
     );
 }
 
@@ -441,16 +674,35 @@ fn random_games_ffa() {
 fn random_games_ffa_walking_kings() {
     let walking = Preset::FfaWalkingKings.rules();
     let variants = [
-        Variant { walking: true, ..Variant::new("ffa-walking-kings", walking, 30, 41) },
         Variant {
             walking: true,
-            ..Variant::new("ffa-walking-kings, en passant", RuleSet { en_passant: true, ..walking }, 10, 42)
+            ..Variant::new("ffa-walking-kings", walking, 30, 41)
+        },
+        Variant {
+            walking: true,
+            ..Variant::new(
+                "ffa-walking-kings, en passant",
+                RuleSet {
+                    en_passant: true,
+                    ..walking
+                },
+                10,
+                42,
+            )
         },
     ];
     let cov = run("ffa-walking-kings", &variants);
     cov.require(
         "ffa-walking-kings",
-        &["promotion", "castle", "king capture", "elimination", "king starts walking", "walking king move", "en passant"],
+        &[
+            "promotion",
+            "castle",
+            "king capture",
+            "elimination",
+            "king starts walking",
+            "walking king move",
+            "en passant",
+        ],
     );
 }
 
@@ -461,15 +713,47 @@ fn random_games_duo() {
         "duo",
         &[
             Variant::new("duo", duo, 30, 51),
-            Variant::new("duo, Black first", RuleSet { first: Army::BLACK, ..duo }, 10, 52),
+            Variant::new(
+                "duo, Black first",
+                RuleSet {
+                    first: Army::BLACK,
+                    ..duo
+                },
+                10,
+                52,
+            ),
             Variant::new("chess (no friendly capture)", chess(), 20, 53),
-            Variant::new("duo, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..duo }, 10, 54),
-            Variant::new("duo, no castling or en passant", RuleSet { castling: false, en_passant: false, ..duo }, 10, 55),
+            Variant::new(
+                "duo, minor promotion",
+                RuleSet {
+                    promotion: PromotionSet::Minor,
+                    ..duo
+                },
+                10,
+                54,
+            ),
+            Variant::new(
+                "duo, no castling or en passant",
+                RuleSet {
+                    castling: false,
+                    en_passant: false,
+                    ..duo
+                },
+                10,
+                55,
+            ),
         ],
     );
     cov.require(
         "duo",
-        &["promotion", "underpromotion", "en passant", "castle", "friendly capture", "position in check"],
+        &[
+            "promotion",
+            "underpromotion",
+            "en passant",
+            "castle",
+            "friendly capture",
+            "position in check",
+        ],
     );
     cov.forbid("duo", &["king capture"]);
 }

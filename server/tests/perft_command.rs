@@ -3,16 +3,29 @@
 use std::process::Command;
 
 fn fourkings(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_fourkings")).args(args).output().expect("the binary runs");
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = Command::new(env!("CARGO_BIN_EXE_fourkings"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 /// The last line is `nodes: <count>`; the line before reports nodes per second.
 fn nodes(stdout: &str) -> u64 {
     let lines: Vec<&str> = stdout.lines().collect();
     let last = lines.last().expect("output");
-    assert!(lines[lines.len() - 2].contains("million nodes per second"), "{stdout}");
-    last.strip_prefix("nodes: ").expect("the last line is `nodes: <count>`").parse().unwrap()
+    assert!(
+        lines[lines.len() - 2].contains("million nodes per second"),
+        "{stdout}"
+    );
+    last.strip_prefix("nodes: ")
+        .expect("the last line is `nodes: <count>`")
+        .parse()
+        .unwrap()
 }
 
 #[test]
@@ -25,16 +38,33 @@ fn perft_counts_the_cross_board_start_under_teams() {
 #[test]
 fn perft_reads_moves_fen4_and_fen() {
     // After h2-h4 and b7-d7 Yellow has 20 moves, as at the start.
-    let (ok, stdout, stderr) = fourkings(&["perft", "--rules", "teams", "--moves", "h2-h4 b7-d7", "--depth", "1"]);
+    let (ok, stdout, stderr) = fourkings(&[
+        "perft",
+        "--rules",
+        "teams",
+        "--moves",
+        "h2-h4 b7-d7",
+        "--depth",
+        "1",
+    ]);
     assert!(ok, "{stderr}");
     assert_eq!(nodes(&stdout), 20);
     let start = fourkings_engine::notation::START_FEN4;
-    let (ok, stdout, stderr) = fourkings(&["perft", "--rules", "ffa", "--fen4", start, "--depth", "2"]);
+    let (ok, stdout, stderr) =
+        fourkings(&["perft", "--rules", "ffa", "--fen4", start, "--depth", "2"]);
     assert!(ok, "{stderr}");
     assert_eq!(nodes(&stdout), 395);
     let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-    let (ok, stdout, stderr) =
-        fourkings(&["perft", "--rules", "duo", "--no-friendly-capture", "--fen", kiwipete, "--depth", "3"]);
+    let (ok, stdout, stderr) = fourkings(&[
+        "perft",
+        "--rules",
+        "duo",
+        "--no-friendly-capture",
+        "--fen",
+        kiwipete,
+        "--depth",
+        "3",
+    ]);
     assert!(ok, "{stderr}");
     assert_eq!(nodes(&stdout), 97_862);
 }
@@ -43,8 +73,11 @@ fn perft_reads_moves_fen4_and_fen() {
 fn perft_divide_lists_every_root_move() {
     let (ok, stdout, stderr) = fourkings(&["perft", "--depth", "2", "--divide"]);
     assert!(ok, "{stderr}");
-    let per_move: Vec<u64> =
-        stdout.lines().filter_map(|l| l.split_once(": ")).filter_map(|(_, n)| n.parse().ok()).collect();
+    let per_move: Vec<u64> = stdout
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .filter_map(|(_, n)| n.parse().ok())
+        .collect();
     // 20 root moves and the total line.
     assert_eq!(per_move.len(), 21, "{stdout}");
     // Opening the f-pawn lets Red's queen on g1 pin Blue's b6 pawn to its king on a7; d2-d4

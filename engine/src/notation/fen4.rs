@@ -205,7 +205,12 @@ pub fn write_fen4(setup: &Setup) -> String {
         });
         extra.push(format!("'enPassant':({})", entries.join(",")));
     }
-    let mut promoted: Vec<Square> = setup.pieces.iter().filter(|(_, p)| p.promoted).map(|(sq, _)| *sq).collect();
+    let mut promoted: Vec<Square> = setup
+        .pieces
+        .iter()
+        .filter(|(_, p)| p.promoted)
+        .map(|(sq, _)| *sq)
+        .collect();
     if !promoted.is_empty() {
         promoted.sort();
         let squares: Vec<String> = promoted.iter().map(|sq| format!("'{sq}'")).collect();
@@ -214,7 +219,13 @@ pub fn write_fen4(setup: &Setup) -> String {
         extra.push(format!("'promoted':({}{comma})", squares.join(",")));
     }
     if setup.status.0.contains(&ArmyStatus::KingWalking) {
-        let flags = setup.status.0.map(|s| if s == ArmyStatus::KingWalking { "1" } else { "0" });
+        let flags = setup.status.0.map(|s| {
+            if s == ArmyStatus::KingWalking {
+                "1"
+            } else {
+                "0"
+            }
+        });
         extra.push(format!("'walkingKings':({})", flags.join(",")));
     }
     if !extra.is_empty() {
@@ -458,15 +469,18 @@ fn parse_extra(text: &str) -> Result<Extra, String> {
                         Literal::Str(s) => s.trim().parse::<Square>().ok(),
                         _ => None,
                     };
-                    extra.promoted.push(sq.ok_or("promoted must be a tuple of squares like 'd8'")?);
+                    extra
+                        .promoted
+                        .push(sq.ok_or("promoted must be a tuple of squares like 'd8'")?);
                 }
                 continue;
             }
             "walkingKings" => {
                 let flags = match value {
-                    Literal::Seq(items) if items.len() == 4 => {
-                        items.iter().map(|i| matches!(i, Literal::Atom(a) if a == "1")).collect::<Vec<_>>()
-                    }
+                    Literal::Seq(items) if items.len() == 4 => items
+                        .iter()
+                        .map(|i| matches!(i, Literal::Atom(a) if a == "1"))
+                        .collect::<Vec<_>>(),
                     _ => return Err("walkingKings must be a tuple of four 0/1 flags".to_owned()),
                 };
                 extra.walking_kings = ByArmy::from_fn(|a| flags[a.index()]);

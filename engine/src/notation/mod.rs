@@ -17,7 +17,7 @@ pub use fen4::{Fen4, ParseFen4Error, RowProblem, START_FEN4, parse_fen4, write_f
 pub use lan::{MoveSuffix, parse_move, write_move};
 pub use move_error::ParseMoveError;
 pub use pgn::{ParsePgnError, Pgn, read_pgn, write_pgn};
-pub use pgn4::{ParsePgn4Error, Pgn4, read_pgn4, write_pgn4};
 pub use pgn_text::PgnSyntaxError;
+pub use pgn4::{ParsePgn4Error, Pgn4, read_pgn4, write_pgn4};
 pub use san::{parse_san, write_san, write_uci};
 pub(crate) use text::move_text;

@@ -83,7 +83,10 @@ pub fn read_pgn(text: &str) -> Result<Pgn, ParsePgnError> {
         }
         None => (Setup::start(crate::BoardKind::Classic, Army::WHITE), 1),
     };
-    let rules = RuleSet { first: setup.turn, ..Preset::Duo.rules() };
+    let rules = RuleSet {
+        first: setup.turn,
+        ..Preset::Duo.rules()
+    };
     let mut game = Game::from_setup(&setup, rules, 0)?;
     for token in tokens(&movetext)? {
         let Token::Word(word) = token else { continue };
@@ -101,7 +104,13 @@ pub fn read_pgn(text: &str) -> Result<Pgn, ParsePgnError> {
             text: word.to_owned(),
             error,
         })?;
-        game.play(seat, mv).map_err(|error| ParsePgnError::Refused { number, dots, text: word.to_owned(), error })?;
+        game.play(seat, mv)
+            .map_err(|error| ParsePgnError::Refused {
+                number,
+                dots,
+                text: word.to_owned(),
+                error,
+            })?;
         if !white {
             number += 1;
         }
@@ -122,7 +131,15 @@ pub fn write_pgn(game: &Game, tags: &[(String, String)]) -> String {
     let standard = *start == Setup::start(crate::BoardKind::Classic, Army::WHITE);
     if !standard {
         set_tag(&mut tags, "SetUp", "1".to_owned());
-        set_tag(&mut tags, "FEN", Fen { setup: start.clone(), fullmove: 1 }.to_string());
+        set_tag(
+            &mut tags,
+            "FEN",
+            Fen {
+                setup: start.clone(),
+                fullmove: 1,
+            }
+            .to_string(),
+        );
     }
     let result = result_text(game.outcome());
     if game.is_over() || tag(&tags, "Result").is_none() {

@@ -19,7 +19,9 @@ use super::fen4::{ParseFen4Error, parse_fen4, write_fen4};
 use super::lan::parse_move;
 use super::move_error::ParseMoveError;
 use super::pgn_text::{PgnSyntaxError, Token, set_tag, split_tags, tag, tokens, write_tag};
-use super::rule_variants::{apply_rule_variants, base_rules, parse_variant, rule_variant_tokens, variant_name};
+use super::rule_variants::{
+    apply_rule_variants, base_rules, parse_variant, rule_variant_tokens, variant_name,
+};
 use super::termination::{apply_termination, result_text, termination_text};
 
 /// A game read from PGN4, with its tags.
@@ -98,9 +100,11 @@ impl Pgn4 {
 pub fn read_pgn4(text: &str) -> Result<Pgn4, ParsePgn4Error> {
     let (tags, movetext) = split_tags(text)?;
     let variant = tag(&tags, "Variant").unwrap_or("Teams");
-    let format = parse_variant(variant).ok_or_else(|| ParsePgn4Error::Variant(variant.to_owned()))?;
+    let format =
+        parse_variant(variant).ok_or_else(|| ParsePgn4Error::Variant(variant.to_owned()))?;
     let mut rules = base_rules(format);
-    let unknown_rule_variants = apply_rule_variants(&mut rules, tag(&tags, "RuleVariants").unwrap_or(""));
+    let unknown_rule_variants =
+        apply_rule_variants(&mut rules, tag(&tags, "RuleVariants").unwrap_or(""));
     let setup = match tag(&tags, "StartFen4") {
         None | Some("4PC") | Some("") => Setup::start(rules.board(), rules.first),
         Some(fen4) => parse_fen4(fen4)?,
@@ -109,7 +113,10 @@ pub fn read_pgn4(text: &str) -> Result<Pgn4, ParsePgn4Error> {
     rules.validate()?;
     let seed = tag(&tags, "Seed").and_then(|s| s.parse().ok()).unwrap_or(0);
     let mut game = Game::from_setup(&setup, rules, seed)?;
-    let mut replay = Replay { round: 1, pending: Vec::new() };
+    let mut replay = Replay {
+        round: 1,
+        pending: Vec::new(),
+    };
     replay.collect_from(game.events());
     for token in tokens(&movetext)? {
         match token {
@@ -122,7 +129,11 @@ pub fn read_pgn4(text: &str) -> Result<Pgn4, ParsePgn4Error> {
     if let Some(termination) = tag(&tags, "Termination") {
         apply_termination(&mut game, termination);
     }
-    Ok(Pgn4 { tags, game, unknown_rule_variants })
+    Ok(Pgn4 {
+        tags,
+        game,
+        unknown_rule_variants,
+    })
 }
 
 /// Replays quarter-moves, matching elimination tokens with the eliminations the game decided.
@@ -140,7 +151,13 @@ impl Replay {
                 Event::Action { consequences, .. } => consequences,
             };
             for c in consequences {
-                if let Consequence::Eliminated { army, reason, on_turn: true, .. } = c {
+                if let Consequence::Eliminated {
+                    army,
+                    reason,
+                    on_turn: true,
+                    ..
+                } = c
+                {
                     self.pending.push((*army, reason.token()));
                 }
             }
@@ -149,13 +166,24 @@ impl Replay {
 
     /// Applies a `{<Army> resigned}` or `{<Army> timed out}` comment; other comments are skipped.
     fn comment(&mut self, game: &mut Game, comment: &str) -> Result<(), ParsePgn4Error> {
-        let Some((army, what)) = out_of_turn_elimination(comment) else { return Ok(()) };
+        let Some((army, what)) = out_of_turn_elimination(comment) else {
+            return Ok(());
+        };
         let round = self.round;
-        let refused = |error| ParsePgn4Error::Refused { round, seat: army, text: comment.to_owned(), error };
+        let refused = |error| ParsePgn4Error::Refused {
+            round,
+            seat: army,
+            text: comment.to_owned(),
+            error,
+        };
         let seat = Seat::of_army(army);
         let before = game.events().len();
-        if what == Elimination::TimedOut { game.time_out(seat) } else { game.resign(seat).map(|_| ()) }
-            .map_err(refused)?;
+        if what == Elimination::TimedOut {
+            game.time_out(seat)
+        } else {
+            game.resign(seat).map(|_| ())
+        }
+        .map_err(refused)?;
         let new_events = game.events()[before..].to_vec();
         self.collect_from(&new_events);
         Ok(())
@@ -164,7 +192,12 @@ impl Replay {
     fn quarter_move(&mut self, game: &mut Game, word: &str) -> Result<(), ParsePgn4Error> {
         let army = game.position().turn();
         let round = self.round;
-        let refused = |error| ParsePgn4Error::Refused { round, seat: army, text: word.to_owned(), error };
+        let refused = |error| ParsePgn4Error::Refused {
+            round,
+            seat: army,
+            text: word.to_owned(),
+            error,
+        };
         let before = game.events().len();
         match word {
             "#" | "S" => {
@@ -172,7 +205,13 @@ impl Replay {
                     Some(&(_, token)) if token == word => {
                         self.pending.remove(0);
                     }
-                    _ => return Err(ParsePgn4Error::Token { round, seat: army, token: word.to_owned() }),
+                    _ => {
+                        return Err(ParsePgn4Error::Token {
+                            round,
+                            seat: army,
+                            token: word.to_owned(),
+                        });
+                    }
                 }
                 return Ok(());
             }
@@ -181,18 +220,28 @@ impl Replay {
                 if word == "T" {
                     game.time_out(seat).map_err(refused)?;
                 } else if game.resign(seat).map_err(refused)? == ResignOutcome::PartnerAsked {
-                    game.answer_resignation(seat.partner(), true).map_err(refused)?;
+                    game.answer_resignation(seat.partner(), true)
+                        .map_err(refused)?;
                 }
                 let new_events = game.events()[before..].to_vec();
                 self.collect_from(&new_events);
                 // The token itself stood for this elimination.
-                if let Some(i) = self.pending.iter().position(|&(a, t)| a == army && t == word) {
+                if let Some(i) = self
+                    .pending
+                    .iter()
+                    .position(|&(a, t)| a == army && t == word)
+                {
                     self.pending.remove(i);
                 }
                 return Ok(());
             }
             _ => {
-                let mv = parse_move(game.position(), word).map_err(|error| ParsePgn4Error::Move { round, seat: army, error })?;
+                let mv =
+                    parse_move(game.position(), word).map_err(|error| ParsePgn4Error::Move {
+                        round,
+                        seat: army,
+                        error,
+                    })?;
                 if game.walking_king_to_move() {
                     game.walk_king_with(mv).map_err(refused)?;
                 } else {
@@ -231,19 +280,26 @@ pub fn write_pgn4(game: &Game, tags: &[(String, String)]) -> String {
     set_tag(&mut tags, "Variant", variant_name(rules.format).to_owned());
     let variants = rule_variant_tokens(rules);
     if !variants.is_empty() || tags.iter().any(|(n, _)| n == "RuleVariants") {
-        let at = tags.iter().position(|(n, _)| n == "RuleVariants").unwrap_or(1);
+        let at = tags
+            .iter()
+            .position(|(n, _)| n == "RuleVariants")
+            .unwrap_or(1);
         if tags.iter().all(|(n, _)| n != "RuleVariants") {
             tags.insert(at, ("RuleVariants".to_owned(), String::new()));
         }
         set_tag(&mut tags, "RuleVariants", variants.join(" "));
     }
-    let start = if *game.start() == Setup::start(rules.board(), rules.first) && rules.first == Army::Red {
-        "4PC".to_owned()
-    } else {
-        write_fen4(game.start())
-    };
+    let start =
+        if *game.start() == Setup::start(rules.board(), rules.first) && rules.first == Army::Red {
+            "4PC".to_owned()
+        } else {
+            write_fen4(game.start())
+        };
     if tags.iter().all(|(n, _)| n != "StartFen4") {
-        let at = tags.iter().position(|(n, _)| n == "RuleVariants").map_or(1, |i| i + 1);
+        let at = tags
+            .iter()
+            .position(|(n, _)| n == "RuleVariants")
+            .map_or(1, |i| i + 1);
         tags.insert(at.min(tags.len()), ("StartFen4".to_owned(), String::new()));
     }
     set_tag(&mut tags, "StartFen4", start);
@@ -267,7 +323,13 @@ pub fn write_pgn4(game: &Game, tags: &[(String, String)]) -> String {
 
 /// The movetext, one round per line.
 fn movetext_lines(game: &Game) -> Vec<String> {
-    let mut writer = RoundWriter { lines: Vec::new(), current: Vec::new(), round: 1, last: None, comment: None };
+    let mut writer = RoundWriter {
+        lines: Vec::new(),
+        current: Vec::new(),
+        round: 1,
+        last: None,
+        comment: None,
+    };
     for event in game.events() {
         match event {
             Event::Ply(ply) => {
@@ -283,7 +345,11 @@ fn movetext_lines(game: &Game) -> Vec<String> {
                         ..
                     } = c
                     {
-                        let what = if *reason == Elimination::TimedOut { "timed out" } else { "resigned" };
+                        let what = if *reason == Elimination::TimedOut {
+                            "timed out"
+                        } else {
+                            "resigned"
+                        };
                         writer.comment(format!("{{{} {what}}}", army.name()));
                     }
                 }
@@ -307,7 +373,13 @@ struct RoundWriter {
 impl RoundWriter {
     fn eliminations(&mut self, consequences: &[Consequence]) {
         for c in consequences {
-            if let Consequence::Eliminated { army, reason, on_turn: true, .. } = c {
+            if let Consequence::Eliminated {
+                army,
+                reason,
+                on_turn: true,
+                ..
+            } = c
+            {
                 self.slot(*army, reason.token().to_owned());
             }
         }
@@ -337,7 +409,8 @@ impl RoundWriter {
 
     fn flush(&mut self) {
         if !self.current.is_empty() {
-            self.lines.push(format!("{}. {}", self.round, self.current.join(" .. ")));
+            self.lines
+                .push(format!("{}. {}", self.round, self.current.join(" .. ")));
             self.current.clear();
             self.round += 1;
         }

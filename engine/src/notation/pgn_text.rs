@@ -27,7 +27,10 @@ pub(crate) fn split_tags(text: &str) -> Result<(Vec<(String, String)>, String), 
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim();
         if in_tags && trimmed.starts_with('[') {
-            tags.push(parse_tag(trimmed).ok_or_else(|| PgnSyntaxError::Tag { line: i + 1, text: line.to_owned() })?);
+            tags.push(parse_tag(trimmed).ok_or_else(|| PgnSyntaxError::Tag {
+                line: i + 1,
+                text: line.to_owned(),
+            })?);
             continue;
         }
         if in_tags && trimmed.is_empty() {
@@ -75,7 +78,9 @@ pub(crate) fn write_tag(out: &mut String, name: &str, value: &str) {
 
 /// The value of tag `name`.
 pub(crate) fn tag<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    tags.iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
 }
 
 /// Sets tag `name` to `value`, in place if it exists, else appended.
@@ -112,7 +117,9 @@ pub(crate) fn tokens(movetext: &str) -> Result<Vec<Token<'_>>, PgnSyntaxError> {
         let c = bytes[i];
         match c {
             b'{' => {
-                let end = movetext[i..].find('}').ok_or(PgnSyntaxError::Unterminated("comment"))?;
+                let end = movetext[i..]
+                    .find('}')
+                    .ok_or(PgnSyntaxError::Unterminated("comment"))?;
                 if depth == 0 {
                     out.push(Token::Comment(movetext[i + 1..i + end].trim()));
                 }
@@ -132,7 +139,10 @@ pub(crate) fn tokens(movetext: &str) -> Result<Vec<Token<'_>>, PgnSyntaxError> {
             c if c.is_ascii_whitespace() => i += 1,
             _ => {
                 let start = i;
-                while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !b"{}();".contains(&bytes[i]) {
+                while i < bytes.len()
+                    && !bytes[i].is_ascii_whitespace()
+                    && !b"{}();".contains(&bytes[i])
+                {
                     i += 1;
                 }
                 if depth == 0 {
@@ -179,8 +189,15 @@ mod tests {
 
     #[test]
     fn tags_and_movetext_split() {
-        let (tags, movetext) = split_tags("[Event \"a \\\"b\\\"\"]\n[Site \"x\"]\n\n1. e4 e5 *\n").unwrap();
-        assert_eq!(tags, vec![("Event".into(), "a \"b\"".into()), ("Site".into(), "x".into())]);
+        let (tags, movetext) =
+            split_tags("[Event \"a \\\"b\\\"\"]\n[Site \"x\"]\n\n1. e4 e5 *\n").unwrap();
+        assert_eq!(
+            tags,
+            vec![
+                ("Event".into(), "a \"b\"".into()),
+                ("Site".into(), "x".into())
+            ]
+        );
         assert_eq!(movetext, "1. e4 e5 *\n");
         let mut out = String::new();
         write_tag(&mut out, "Event", "a \"b\"");
@@ -191,17 +208,20 @@ mod tests {
     fn comments_variations_and_glyphs_are_skipped() {
         let t = tokens("1. e4 {best by test} e5 (1... c5 {x} 2. Nf3 (2. c3)) 2.Nf3 $1 ; comment\n 2... Nc6 1-0").unwrap();
         use Token::*;
-        assert_eq!(t, vec![
-            Number(1),
-            Word("e4"),
-            Comment("best by test"),
-            Word("e5"),
-            Number(2),
-            Word("Nf3"),
-            Number(2),
-            Word("Nc6"),
-            Result("1-0")
-        ]);
+        assert_eq!(
+            t,
+            vec![
+                Number(1),
+                Word("e4"),
+                Comment("best by test"),
+                Word("e5"),
+                Number(2),
+                Word("Nf3"),
+                Number(2),
+                Word("Nc6"),
+                Result("1-0")
+            ]
+        );
         assert!(tokens("1. e4 {open").is_err());
         assert!(tokens("1. e4 (e5").is_err());
     }

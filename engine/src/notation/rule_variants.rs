@@ -14,8 +14,14 @@ use crate::rules::{Format, LeadEnding, MateTiming, Preset, PromotionSet, Resigna
 /// The rules `Variant` names before any `RuleVariants` token.
 pub(crate) fn base_rules(format: Format) -> RuleSet {
     match format {
-        Format::FreeForAll => RuleSet { en_passant: false, ..Preset::Ffa.rules() },
-        _ => RuleSet { en_passant: false, ..Preset::Teams.rules() },
+        Format::FreeForAll => RuleSet {
+            en_passant: false,
+            ..Preset::Ffa.rules()
+        },
+        _ => RuleSet {
+            en_passant: false,
+            ..Preset::Teams.rules()
+        },
     }
 }
 
@@ -195,13 +201,19 @@ mod tests {
             assert!(unknown.is_empty());
             assert_eq!(read, rules, "{preset}");
         }
-        assert_eq!(rule_variant_tokens(&Preset::Teams.rules()), vec!["EnPassant"]);
+        assert_eq!(
+            rule_variant_tokens(&Preset::Teams.rules()),
+            vec!["EnPassant"]
+        );
     }
 
     #[test]
     fn unknown_tokens_are_kept() {
         let mut rules = base_rules(Format::Teams);
-        assert_eq!(apply_rule_variants(&mut rules, "EnPassant Atomic Prom=x"), vec!["Atomic", "Prom=x"]);
+        assert_eq!(
+            apply_rule_variants(&mut rules, "EnPassant Atomic Prom=x"),
+            vec!["Atomic", "Prom=x"]
+        );
         assert!(rules.en_passant);
     }
 }

@@ -10,12 +10,21 @@ use crate::rules::Format;
 pub(crate) fn result_text(outcome: Option<&Outcome>) -> String {
     match outcome {
         None => "*".to_owned(),
-        Some(Outcome::Win { team: Team::RedYellow, .. }) => "1-0".to_owned(),
-        Some(Outcome::Win { team: Team::BlueGreen, .. }) => "0-1".to_owned(),
+        Some(Outcome::Win {
+            team: Team::RedYellow,
+            ..
+        }) => "1-0".to_owned(),
+        Some(Outcome::Win {
+            team: Team::BlueGreen,
+            ..
+        }) => "0-1".to_owned(),
         Some(Outcome::Draw { .. }) => "1/2-1/2".to_owned(),
-        Some(Outcome::Standings { points, .. }) => {
-            points.0.iter().map(i32::to_string).collect::<Vec<_>>().join("-")
-        }
+        Some(Outcome::Standings { points, .. }) => points
+            .0
+            .iter()
+            .map(i32::to_string)
+            .collect::<Vec<_>>()
+            .join("-"),
     }
 }
 
@@ -31,10 +40,14 @@ pub(crate) fn termination_text(game: &Game) -> Option<String> {
             WinReason::Resignation { seat: s } => format!("{} resigned", seat(*s)),
             WinReason::Breakthrough { seat: s } => format!("{} broke through", seat(*s)),
             WinReason::Timeout { seat: s } => format!("{} lost on time", seat(*s)),
-            WinReason::Abandonment { seat: s } => format!("{} left; {} claimed the win", seat(*s), team.name(format)),
+            WinReason::Abandonment { seat: s } => {
+                format!("{} left; {} claimed the win", seat(*s), team.name(format))
+            }
         },
         Outcome::Draw { reason } => draw_words(*reason, format),
-        Outcome::Standings { winners, reason, .. } => {
+        Outcome::Standings {
+            winners, reason, ..
+        } => {
             let names: Vec<&str> = winners.iter().map(Army::name).collect();
             let how = match reason {
                 FfaEnding::LastPlayer => "Three players out".to_owned(),
@@ -43,7 +56,15 @@ pub(crate) fn termination_text(game: &Game) -> Option<String> {
                 FfaEnding::Draw(reason) => draw_words(*reason, format),
                 FfaEnding::MoveLimit => "Move limit".to_owned(),
             };
-            format!("{how}; {} {}", names.join(" and "), if names.len() == 1 { "wins" } else { "share the win" })
+            format!(
+                "{how}; {} {}",
+                names.join(" and "),
+                if names.len() == 1 {
+                    "wins"
+                } else {
+                    "share the win"
+                }
+            )
         }
     };
     Some(format!("{words}. {}", result_text(Some(outcome))))
@@ -68,7 +89,9 @@ pub(crate) fn apply_termination(game: &mut Game, termination: &str) -> bool {
     }
     let text = termination.to_ascii_lowercase();
     let format = game.rules().format;
-    let named = Seat::ALL.into_iter().find(|s| text.starts_with(&s.name(format).to_ascii_lowercase()));
+    let named = Seat::ALL
+        .into_iter()
+        .find(|s| text.starts_with(&s.name(format).to_ascii_lowercase()));
     if text.starts_with("draw agreed") {
         for seat in game.seats_in_game() {
             let _ = game.offer_draw(seat);

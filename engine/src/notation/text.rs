@@ -12,10 +12,14 @@ use super::san::write_san;
 pub(crate) fn move_text(before: &Position, rules: &RuleSet, ply: &Ply) -> String {
     match rules.format {
         Format::Duo => write_san(before, ply.mv),
-        _ => write_move(before, ply.mv, MoveSuffix {
-            checks: ply.checks.len() as u8,
-            mate: ply.mate,
-            walking: ply.walking,
-        }),
+        _ => write_move(
+            before,
+            ply.mv,
+            MoveSuffix {
+                checks: ply.checks.len() as u8,
+                mate: ply.mate,
+                walking: ply.walking,
+            },
+        ),
     }
 }

@@ -81,7 +81,12 @@ fn start_position(args: &PerftArgs, rules: &RuleSet) -> anyhow::Result<Position>
         (None, None) => return Ok(Position::new(rules)?),
     };
     if setup.board != rules.board() {
-        bail!("the position is for the {:?} board but {} plays on the {:?} board", setup.board, args.rules, rules.board());
+        bail!(
+            "the position is for the {:?} board but {} plays on the {:?} board",
+            setup.board,
+            args.rules,
+            rules.board()
+        );
     }
     Ok(Position::from_setup(&setup, rules)?)
 }
