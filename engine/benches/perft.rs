@@ -1,1 +1,2 @@
+//! Perft benchmark (placeholder until the criterion bench is written).
 fn main() {}

@@ -441,12 +441,12 @@ impl Position {
         for &d in &DIRECTIONS {
             let to = step(king, d);
             let f = cls[at(&self.cells, to) as usize];
-            if f & KING_CAPTURE != 0 {
-                sink.push(Move::normal(king, to));
-            } else if f & (EMPTY | CAPTURE) != 0
+            // A king capture is always legal; any other step must not land on an attacked square.
+            let king_capture = f & KING_CAPTURE != 0;
+            let safe_step = f & (EMPTY | CAPTURE) != 0
                 && !safety.xray.contains(to)
-                && !attacked_on(&self.cells, cls, to)
-            {
+                && !attacked_on(&self.cells, cls, to);
+            if king_capture || safe_step {
                 sink.push(Move::normal(king, to));
             }
         }

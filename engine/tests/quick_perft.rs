@@ -1,3 +1,4 @@
+//! Quick perft node counts from the start positions of Teams and Duo.
 use fourkings_engine::*;
 #[test]
 fn quick() {
