@@ -248,6 +248,9 @@ mod tests {
         let set = ArmySet::EMPTY.with(Army::Blue).with(Army::Green);
         assert_eq!(set.len(), 2);
         assert!(set.contains(Army::Green) && !set.contains(Army::Red));
-        assert_eq!(set.without(Army::Blue).iter().collect::<Vec<_>>(), vec![Army::Green]);
+        assert_eq!(
+            set.without(Army::Blue).iter().collect::<Vec<_>>(),
+            vec![Army::Green]
+        );
     }
 }

@@ -86,10 +86,16 @@ pub(crate) fn class_table(
     let mut table = [0u16; 256];
     table[0] = EMPTY;
     for (code, entry) in table.iter_mut().enumerate() {
-        let Some(piece) = Piece::from_code(code as u8) else { continue };
+        let Some(piece) = Piece::from_code(code as u8) else {
+            continue;
+        };
         let is_king = piece.role == Role::King;
         *entry = if piece.army == perspective {
-            OWN | if friendly_capture && !is_king { CAPTURE } else { 0 }
+            OWN | if friendly_capture && !is_king {
+                CAPTURE
+            } else {
+                0
+            }
         } else if partners(format, perspective, piece.army) {
             0
         } else if status[piece.army].is_live(piece.role) {

@@ -37,7 +37,9 @@ impl BoardKind {
     /// Every square of the board, rank 1 first, file a first within a rank.
     pub fn squares(self) -> impl Iterator<Item = Square> {
         let size = self.size();
-        (0..size).flat_map(move |r| (0..size).filter_map(move |f| Square::new(f, r))).filter(move |&sq| self.contains(sq))
+        (0..size)
+            .flat_map(move |r| (0..size).filter_map(move |f| Square::new(f, r)))
+            .filter(move |&sq| self.contains(sq))
     }
 
     /// The number of squares: 160 or 64.
@@ -120,7 +122,11 @@ impl BoardKind {
         };
         let mut between = [Square::from_cell(0); 3];
         let mut n = 0;
-        let (lo, hi) = if rook < king { (rook + 1, king) } else { (king + 1, rook) };
+        let (lo, hi) = if rook < king {
+            (rook + 1, king)
+        } else {
+            (king + 1, rook)
+        };
         let mut x = lo;
         while x < hi {
             between[n] = self.own_square(army, x, 0);
@@ -233,7 +239,13 @@ mod tests {
     #[test]
     fn start_squares_match_the_table_of_rules() {
         let pieces = BoardKind::Cross.start_pieces();
-        let at = |name: &str| pieces.iter().find(|(s, _)| *s == sq(name)).map(|(_, p)| *p).unwrap();
+        let at = |name: &str| {
+            pieces
+                .iter()
+                .find(|(s, _)| *s == sq(name))
+                .map(|(_, p)| *p)
+                .unwrap()
+        };
         assert_eq!(at("h1"), Piece::new(Army::Red, Role::King));
         assert_eq!(at("g1"), Piece::new(Army::Red, Role::Queen));
         assert_eq!(at("a7"), Piece::new(Army::Blue, Role::King));
@@ -250,11 +262,20 @@ mod tests {
     #[test]
     fn castling_paths() {
         let c = BoardKind::Cross.castle(Army::Blue, CastleSide::King);
-        assert_eq!((c.king_from, c.king_to, c.rook_from, c.rook_to), (sq("a7"), sq("a5"), sq("a4"), sq("a6")));
+        assert_eq!(
+            (c.king_from, c.king_to, c.rook_from, c.rook_to),
+            (sq("a7"), sq("a5"), sq("a4"), sq("a6"))
+        );
         let c = BoardKind::Cross.castle(Army::Green, CastleSide::Queen);
-        assert_eq!((c.king_to, c.rook_from, c.rook_to), (sq("n6"), sq("n4"), sq("n7")));
+        assert_eq!(
+            (c.king_to, c.rook_from, c.rook_to),
+            (sq("n6"), sq("n4"), sq("n7"))
+        );
         assert_eq!(c.between(), &[sq("n5"), sq("n6"), sq("n7")]);
         let c = BoardKind::Classic.castle(Army::BLACK, CastleSide::Queen);
-        assert_eq!((c.king_from, c.king_to, c.rook_from, c.rook_to), (sq("e8"), sq("c8"), sq("a8"), sq("d8")));
+        assert_eq!(
+            (c.king_from, c.king_to, c.rook_from, c.rook_to),
+            (sq("e8"), sq("c8"), sq("a8"), sq("d8"))
+        );
     }
 }

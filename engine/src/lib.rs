@@ -19,13 +19,16 @@ mod zobrist;
 
 pub use army::{Army, ArmySet, ByArmy};
 pub use board::ArmyStatus;
+pub use game::{Game, GameError, Outcome, Seat, Team};
 pub use geometry::{BoardKind, CastleSide};
 pub use moves::{MAX_MOVES, Move, MoveKind, MoveList};
 pub use perft::{divide, perft};
 pub use piece::{Piece, Role};
 pub use position::{IllegalMove, Position, PositionError, StatusUndo, Undo};
-pub use rules::{Format, LeadEnding, MateTiming, ParsePresetError, Preset, PromotionSet, Resignation, RuleSet, RuleSetError};
+pub use rules::{
+    Format, LeadEnding, MateTiming, ParsePresetError, Preset, PromotionSet, Resignation, RuleSet,
+    RuleSetError,
+};
 pub use setup::{EnPassant, Setup};
 pub use square::{ParseSquareError, Square};
 pub use square_set::{SquareSet, SquareSetIter};
-pub use game::{Game, GameError, Outcome, Seat, Team};

@@ -12,7 +12,9 @@
 
 use crate::army::{Army, ArmySet};
 use crate::board::{ArmyStatus, at, class::*, pawn_attackers_from, role_bits};
-use crate::geometry::{CastleSide, DIAGONAL, DIRECTIONS, KNIGHT_JUMPS, ORTHOGONAL, pawn_captures, pawn_forward, step};
+use crate::geometry::{
+    CastleSide, DIAGONAL, DIRECTIONS, KNIGHT_JUMPS, ORTHOGONAL, pawn_captures, pawn_forward, step,
+};
 use crate::moves::{Move, MoveList};
 use crate::piece::Role;
 use crate::position::Position;
@@ -77,21 +79,36 @@ impl Targets {
     }
 }
 
-
 /// The line flag that attacks along direction index `i`.
 #[inline]
 const fn slider_flag(i: usize) -> u16 {
-    if i < 4 { ENEMY_ORTHOGONAL } else { ENEMY_DIAGONAL }
+    if i < 4 {
+        ENEMY_ORTHOGONAL
+    } else {
+        ENEMY_DIAGONAL
+    }
 }
 
 /// What attacks along direction `i` from one step away, besides sliders.
 #[inline]
 const fn near_flag(i: usize) -> u16 {
-    if i < 4 { ENEMY_KING } else { ENEMY_KING | pawn_attackers_from(i) }
+    if i < 4 {
+        ENEMY_KING
+    } else {
+        ENEMY_KING | pawn_attackers_from(i)
+    }
 }
 
-const NEAR_FLAGS: [u16; 8] =
-    [near_flag(0), near_flag(1), near_flag(2), near_flag(3), near_flag(4), near_flag(5), near_flag(6), near_flag(7)];
+const NEAR_FLAGS: [u16; 8] = [
+    near_flag(0),
+    near_flag(1),
+    near_flag(2),
+    near_flag(3),
+    near_flag(4),
+    near_flag(5),
+    near_flag(6),
+    near_flag(7),
+];
 
 /// Whether `sq` on `cells` is attacked by a piece that `cls` marks as a live enemy.
 #[inline]
@@ -116,7 +133,9 @@ pub(crate) fn attacked_on(cells: &[u8; 256], cls: &[u16; 256], sq: Square) -> bo
             return true;
         }
     }
-    KNIGHT_JUMPS.iter().any(|&j| cls[at(cells, step(sq, j)) as usize] & ENEMY_KNIGHT != 0)
+    KNIGHT_JUMPS
+        .iter()
+        .any(|&j| cls[at(cells, step(sq, j)) as usize] & ENEMY_KNIGHT != 0)
 }
 
 /// The squares from `from` (exclusive) along direction `d` up to and including `to`.
@@ -147,7 +166,11 @@ struct KingSafety {
 
 impl KingSafety {
     fn pin_line(&self, sq: Square) -> SquareSet {
-        self.pins[..self.pin_count].iter().find(|(p, _)| *p == sq).map(|(_, l)| *l).unwrap_or_default()
+        self.pins[..self.pin_count]
+            .iter()
+            .find(|(p, _)| *p == sq)
+            .map(|(_, l)| *l)
+            .unwrap_or_default()
     }
 }
 
@@ -182,12 +205,16 @@ impl Position {
 
     /// Whether `army`'s king is attacked by an enemy.
     pub fn is_check(&self, army: Army) -> bool {
-        self.status[army].takes_turns() && self.king(army).is_some_and(|k| self.is_attacked(k, army))
+        self.status[army].takes_turns()
+            && self.king(army).is_some_and(|k| self.is_attacked(k, army))
     }
 
     /// The armies taking turns whose kings are attacked.
     pub fn checked_armies(&self) -> ArmySet {
-        Army::ALL.into_iter().filter(|&a| self.is_check(a)).collect()
+        Army::ALL
+            .into_iter()
+            .filter(|&a| self.is_check(a))
+            .collect()
     }
 
     /// The pieces of live enemies of `army` that attack `sq`.
@@ -285,8 +312,11 @@ impl Position {
                     if sq == king {
                         continue;
                     }
-                    let targets =
-                        if safety.pinned.contains(sq) { base.and(safety.pin_line(sq)) } else { base };
+                    let targets = if safety.pinned.contains(sq) {
+                        base.and(safety.pin_line(sq))
+                    } else {
+                        base
+                    };
                     self.piece_moves(us, sq, targets, en_passant_from, king, cls, sink);
                 }
             }
@@ -308,7 +338,9 @@ impl Position {
     ) {
         let code = at(&self.cells, from);
         match role_bits(code) {
-            r if r == Role::Pawn as u8 => self.pawn_moves(us, from, targets, en_passant_from, king, cls, sink),
+            r if r == Role::Pawn as u8 => {
+                self.pawn_moves(us, from, targets, en_passant_from, king, cls, sink)
+            }
             r if r == Role::Knight as u8 => {
                 for &j in &KNIGHT_JUMPS {
                     let to = step(from, j);
@@ -385,7 +417,8 @@ impl Position {
     /// Pushes a pawn move, once per promotion role if it lands on the promotion line.
     #[inline]
     fn push_pawn_move<S: MoveSink>(&self, us: Army, mv: Move, sink: &mut S) {
-        if self.kind.own_rank(us, mv.to()) == self.rules.promotion_rank && !self.rules.breakthrough {
+        if self.kind.own_rank(us, mv.to()) == self.rules.promotion_rank && !self.rules.breakthrough
+        {
             for &role in self.rules.promotion.roles() {
                 sink.push(mv.promoting(role));
             }
@@ -414,8 +447,12 @@ impl Position {
                 continue;
             }
             let victim = at(&self.cells, landed);
-            let is_owners_pawn = crate::board::is_army(victim, owner) && role_bits(victim) == Role::Pawn as u8;
-            if !is_owners_pawn || cls[victim as usize] & CAPTURE == 0 || at(&self.cells, skipped) != 0 {
+            let is_owners_pawn =
+                crate::board::is_army(victim, owner) && role_bits(victim) == Role::Pawn as u8;
+            if !is_owners_pawn
+                || cls[victim as usize] & CAPTURE == 0
+                || at(&self.cells, skipped) != 0
+            {
                 continue;
             }
             // Two squares empty out at once: play it on a scratch board and look at the king.

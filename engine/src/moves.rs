@@ -57,28 +57,47 @@ impl Move {
             Some(role) => role as u8,
             None => 0,
         };
-        Move { from, to, kind: kind | role }
+        Move {
+            from,
+            to,
+            kind: kind | role,
+        }
     }
 
     #[inline]
     pub(crate) const fn normal(from: Square, to: Square) -> Move {
-        Move { from, to, kind: NORMAL }
+        Move {
+            from,
+            to,
+            kind: NORMAL,
+        }
     }
 
     #[inline]
     pub(crate) const fn double_step(from: Square, to: Square) -> Move {
-        Move { from, to, kind: DOUBLE_STEP }
+        Move {
+            from,
+            to,
+            kind: DOUBLE_STEP,
+        }
     }
 
     #[inline]
     pub(crate) const fn en_passant(from: Square, to: Square) -> Move {
-        Move { from, to, kind: EN_PASSANT }
+        Move {
+            from,
+            to,
+            kind: EN_PASSANT,
+        }
     }
 
     /// The same move, promoting to `role`.
     #[inline]
     pub(crate) const fn promoting(self, role: Role) -> Move {
-        Move { kind: (self.kind & SPECIAL) | role as u8, ..self }
+        Move {
+            kind: (self.kind & SPECIAL) | role as u8,
+            ..self
+        }
     }
 
     #[inline]

@@ -31,14 +31,33 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
 /// The nodes under each legal move (`--divide`).
 pub fn divide(pos: &mut Position, depth: u32) -> Vec<(Move, u64)> {
     let moves = pos.legal_moves();
-    moves.iter().map(|&mv| (mv, if depth <= 1 { 1 } else { perft_child(pos, mv, depth) })).collect()
+    moves
+        .iter()
+        .map(|&mv| {
+            (
+                mv,
+                if depth <= 1 {
+                    1
+                } else {
+                    perft_child(pos, mv, depth)
+                },
+            )
+        })
+        .collect()
 }
 
 fn perft_child(pos: &mut Position, mv: Move, depth: u32) -> u64 {
     let mover = pos.turn();
     let undo = pos.play_unchecked(mv);
     let mut eliminated: Vec<StatusUndo> = Vec::new();
-    let over = settle(pos, mover, undo.captured().filter(|p| p.role == Role::King).map(|p| p.army), &mut eliminated);
+    let over = settle(
+        pos,
+        mover,
+        undo.captured()
+            .filter(|p| p.role == Role::King)
+            .map(|p| p.army),
+        &mut eliminated,
+    );
     let nodes = if over { 0 } else { perft(pos, depth - 1) };
     while let Some(status) = eliminated.pop() {
         pos.undo_status(status);
@@ -78,7 +97,12 @@ fn settle(
         return false;
     }
     loop {
-        if Army::ALL.into_iter().filter(|&a| pos.status(a) == ArmyStatus::Playing).count() <= 1 {
+        if Army::ALL
+            .into_iter()
+            .filter(|&a| pos.status(a) == ArmyStatus::Playing)
+            .count()
+            <= 1
+        {
             return true;
         }
         let turn = pos.turn();

@@ -24,7 +24,14 @@ pub enum Role {
 
 impl Role {
     /// All roles, pawn first.
-    pub const ALL: [Role; 6] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
+    pub const ALL: [Role; 6] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
 
     #[inline]
     pub(crate) const fn from_bits(bits: u8) -> Option<Role> {
@@ -80,7 +87,11 @@ pub struct Piece {
 impl Piece {
     /// An unpromoted piece.
     pub const fn new(army: Army, role: Role) -> Piece {
-        Piece { army, role, promoted: false }
+        Piece {
+            army,
+            role,
+            promoted: false,
+        }
     }
 
     /// The one-byte cell code used by the board (see [`crate::board`]).
@@ -96,7 +107,11 @@ impl Piece {
             return None;
         }
         match Role::from_bits(code & 7) {
-            Some(role) => Some(Piece { army: Army::from_bits(code >> 3), role, promoted: code & PROMOTED != 0 }),
+            Some(role) => Some(Piece {
+                army: Army::from_bits(code >> 3),
+                role,
+                promoted: code & PROMOTED != 0,
+            }),
             None => None,
         }
     }
@@ -121,7 +136,11 @@ mod tests {
         for army in Army::ALL {
             for role in Role::ALL {
                 for promoted in [false, true] {
-                    let piece = Piece { army, role, promoted };
+                    let piece = Piece {
+                        army,
+                        role,
+                        promoted,
+                    };
                     assert_eq!(Piece::from_code(piece.code()), Some(piece));
                 }
             }

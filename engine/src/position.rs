@@ -204,7 +204,10 @@ impl Position {
         rules.validate()?;
         let kind = rules.board();
         if setup.board != kind {
-            return Err(PositionError::WrongBoard { setup: setup.board, rules: kind });
+            return Err(PositionError::WrongBoard {
+                setup: setup.board,
+                rules: kind,
+            });
         }
         let move_rules = MoveRules::new(rules);
         for army in Army::ALL {
@@ -244,8 +247,13 @@ impl Position {
             }
             if piece.role == Role::Pawn {
                 let own_rank = kind.own_rank(piece.army, sq);
-                if own_rank == 0 || (own_rank >= move_rules.promotion_rank && !move_rules.breakthrough) {
-                    return Err(PositionError::PawnPlacement { army: piece.army, square: sq });
+                if own_rank == 0
+                    || (own_rank >= move_rules.promotion_rank && !move_rules.breakthrough)
+                {
+                    return Err(PositionError::PawnPlacement {
+                        army: piece.army,
+                        square: sq,
+                    });
                 }
             }
             if piece.role == Role::King {
@@ -336,7 +344,9 @@ impl Position {
 
     /// Every piece with its square, in grid order.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        self.kind.squares().filter_map(|sq| self.piece_at(sq).map(|p| (sq, p)))
+        self.kind
+            .squares()
+            .filter_map(|sq| self.piece_at(sq).map(|p| (sq, p)))
     }
 
     /// The squares of `army`'s pieces.
@@ -371,9 +381,10 @@ impl Position {
     pub fn en_passant(&self, army: Army) -> Option<EnPassant> {
         match self.en_passant[army.index()] {
             [0, _] => None,
-            [skipped, landed] => {
-                Some(EnPassant { skipped: Square::from_cell(skipped), landed: Square::from_cell(landed) })
-            }
+            [skipped, landed] => Some(EnPassant {
+                skipped: Square::from_cell(skipped),
+                landed: Square::from_cell(landed),
+            }),
         }
     }
 
@@ -385,7 +396,10 @@ impl Position {
 
     /// The armies that take turns (playing, or with a walking king).
     pub fn armies_taking_turns(&self) -> ArmySet {
-        Army::ALL.into_iter().filter(|&a| self.status[a].takes_turns()).collect()
+        Army::ALL
+            .into_iter()
+            .filter(|&a| self.status[a].takes_turns())
+            .collect()
     }
 
     /// Plies since the last capture or pawn move.
@@ -499,7 +513,11 @@ impl Position {
 
     /// Plays `mv` if it is legal; otherwise leaves the position unchanged and says so.
     pub fn play(&mut self, mv: Move) -> Result<Undo, IllegalMove> {
-        if self.is_legal(mv) { Ok(self.play_unchecked(mv)) } else { Err(IllegalMove(mv)) }
+        if self.is_legal(mv) {
+            Ok(self.play_unchecked(mv))
+        } else {
+            Err(IllegalMove(mv))
+        }
     }
 
     /// Plays `mv` without checking it.
@@ -532,7 +550,11 @@ impl Position {
                 self.kings[us.index()] = to.cell();
             }
             kind => {
-                let victim_sq = if kind == MoveKind::EnPassant { self.en_passant_victim(to) } else { to };
+                let victim_sq = if kind == MoveKind::EnPassant {
+                    self.en_passant_victim(to)
+                } else {
+                    to
+                };
                 let captured = at(&self.cells, victim_sq);
                 if captured != 0 {
                     self.remove(victim_sq, captured);
@@ -562,7 +584,8 @@ impl Position {
                 }
             }
         }
-        let cleared = self.castling & (self.castle_clear[from.cell() as usize] | self.castle_clear[to.cell() as usize]);
+        let cleared = self.castling
+            & (self.castle_clear[from.cell() as usize] | self.castle_clear[to.cell() as usize]);
         if cleared != 0 {
             self.castling &= !cleared;
             self.hash ^= zobrist::castling_set(cleared);
@@ -589,7 +612,11 @@ impl Position {
             }
             kind => {
                 self.remove(to, landed);
-                let piece = if mv.promotion().is_some() { Role::Pawn as u8 | (us as u8) << 3 } else { landed };
+                let piece = if mv.promotion().is_some() {
+                    Role::Pawn as u8 | (us as u8) << 3
+                } else {
+                    landed
+                };
                 self.put(from, piece);
                 if board::role_bits(piece) == Role::King as u8 {
                     self.kings[us.index()] = from.cell();
@@ -627,8 +654,15 @@ impl Position {
     /// Changes what `army` is doing (an elimination, or a king starting to walk). Its pieces stay
     /// where they are. If `army` was to move and no longer takes turns, the turn passes on.
     pub fn set_status(&mut self, army: Army, status: ArmyStatus) -> StatusUndo {
-        let undo = StatusUndo { army, status: self.status[army], turn: self.turn, en_passant: self.en_passant, hash: self.hash };
-        self.hash ^= zobrist::status(army, self.status[army] as usize) ^ zobrist::status(army, status as usize);
+        let undo = StatusUndo {
+            army,
+            status: self.status[army],
+            turn: self.turn,
+            en_passant: self.en_passant,
+            hash: self.hash,
+        };
+        self.hash ^= zobrist::status(army, self.status[army] as usize)
+            ^ zobrist::status(army, status as usize);
         self.status[army] = status;
         self.refresh_classes();
         if self.turn == army && !status.takes_turns() {

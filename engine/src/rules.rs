@@ -162,12 +162,20 @@ impl RuleSet {
     pub fn validate(&self) -> Result<(), RuleSetError> {
         let max = self.board().size();
         if !(3..=max).contains(&self.promotion_rank) {
-            return Err(RuleSetError::PromotionRank { rank: self.promotion_rank, max });
+            return Err(RuleSetError::PromotionRank {
+                rank: self.promotion_rank,
+                max,
+            });
         }
         if !self.board().armies().contains(self.first) {
             return Err(RuleSetError::FirstArmy(self.first));
         }
-        let not_for = |option| Err(RuleSetError::NotForFormat { option, format: self.format });
+        let not_for = |option| {
+            Err(RuleSetError::NotForFormat {
+                option,
+                format: self.format,
+            })
+        };
         match self.format {
             Format::FreeForAll => {
                 if self.pawn_breakthrough {
@@ -179,12 +187,18 @@ impl RuleSet {
                 if self.friendly_capture {
                     return not_for("friendly_capture");
                 }
-                if matches!(self.resignation, Resignation::TeamLoses | Resignation::PartnerConsent) {
+                if matches!(
+                    self.resignation,
+                    Resignation::TeamLoses | Resignation::PartnerConsent
+                ) {
                     return not_for("team resignation");
                 }
             }
             Format::Teams | Format::Duo => {
-                if matches!(self.resignation, Resignation::Out | Resignation::OutKingWalks) {
+                if matches!(
+                    self.resignation,
+                    Resignation::Out | Resignation::OutKingWalks
+                ) {
                     return not_for("free-for-all resignation");
                 }
                 if self.format == Format::Duo && self.king_capture {
@@ -224,8 +238,14 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset.
-    pub const ALL: [Preset; 6] =
-        [Preset::Teams, Preset::TeamsHouse, Preset::TeamsClassic, Preset::Ffa, Preset::FfaWalkingKings, Preset::Duo];
+    pub const ALL: [Preset; 6] = [
+        Preset::Teams,
+        Preset::TeamsHouse,
+        Preset::TeamsClassic,
+        Preset::Ffa,
+        Preset::FfaWalkingKings,
+        Preset::Duo,
+    ];
 
     /// The preset's name as used on the command line and in the protocol (`teams-house`).
     pub const fn name(self) -> &'static str {
@@ -243,10 +263,16 @@ impl Preset {
     pub const fn description(self) -> &'static str {
         match self {
             Preset::Teams => "2 v 2 on the cross board; mate or capture an enemy king to win.",
-            Preset::TeamsHouse => "The tabletop house rules: no castling, no en passant, no king capture.",
-            Preset::TeamsClassic => "Classic Teams: no en passant; resigning needs your partner's consent.",
+            Preset::TeamsHouse => {
+                "The tabletop house rules: no castling, no en passant, no king capture."
+            }
+            Preset::TeamsClassic => {
+                "Classic Teams: no en passant; resigning needs your partner's consent."
+            }
             Preset::Ffa => "Everyone for themselves, scoring points for captures and mates.",
-            Preset::FfaWalkingKings => "Free-for-all where a resigned player's king walks on by itself.",
+            Preset::FfaWalkingKings => {
+                "Free-for-all where a resigned player's king walks on by itself."
+            }
             Preset::Duo => "2 v 2 on an ordinary board: partners share one army and take turns.",
         }
     }
@@ -279,9 +305,11 @@ impl Preset {
                 fifty_move_plies: None,
                 ..teams
             },
-            Preset::TeamsClassic => {
-                RuleSet { en_passant: false, resignation: Resignation::PartnerConsent, ..teams }
-            }
+            Preset::TeamsClassic => RuleSet {
+                en_passant: false,
+                resignation: Resignation::PartnerConsent,
+                ..teams
+            },
             Preset::Ffa => RuleSet {
                 format: Format::FreeForAll,
                 mate: MateTiming::Immediate,
@@ -319,14 +347,19 @@ impl fmt::Display for Preset {
 
 /// A preset name that is not one of [`Preset::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("unknown preset {0:?}: expected one of teams, teams-house, teams-classic, ffa, ffa-walking-kings, duo")]
+#[error(
+    "unknown preset {0:?}: expected one of teams, teams-house, teams-classic, ffa, ffa-walking-kings, duo"
+)]
 pub struct ParsePresetError(pub String);
 
 impl FromStr for Preset {
     type Err = ParsePresetError;
 
     fn from_str(s: &str) -> Result<Preset, ParsePresetError> {
-        Preset::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| ParsePresetError(s.to_owned()))
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| ParsePresetError(s.to_owned()))
     }
 }
 
@@ -350,11 +383,26 @@ mod tests {
 
     #[test]
     fn contradictions_are_rejected() {
-        let rules = RuleSet { pawn_breakthrough: true, ..Preset::Ffa.rules() };
-        assert!(matches!(rules.validate(), Err(RuleSetError::NotForFormat { .. })));
-        let rules = RuleSet { promotion_rank: 12, ..Preset::Duo.rules() };
-        assert!(matches!(rules.validate(), Err(RuleSetError::PromotionRank { .. })));
-        let rules = RuleSet { first: Army::Blue, ..Preset::Duo.rules() };
+        let rules = RuleSet {
+            pawn_breakthrough: true,
+            ..Preset::Ffa.rules()
+        };
+        assert!(matches!(
+            rules.validate(),
+            Err(RuleSetError::NotForFormat { .. })
+        ));
+        let rules = RuleSet {
+            promotion_rank: 12,
+            ..Preset::Duo.rules()
+        };
+        assert!(matches!(
+            rules.validate(),
+            Err(RuleSetError::PromotionRank { .. })
+        ));
+        let rules = RuleSet {
+            first: Army::Blue,
+            ..Preset::Duo.rules()
+        };
         assert_eq!(rules.validate(), Err(RuleSetError::FirstArmy(Army::Blue)));
     }
 }

@@ -47,7 +47,13 @@ impl Setup {
             turn: first,
             castling: ByArmy::from_fn(|a| [armies.contains(a); 2]),
             en_passant: ByArmy::default(),
-            status: ByArmy::from_fn(|a| if armies.contains(a) { ArmyStatus::Playing } else { ArmyStatus::Absent }),
+            status: ByArmy::from_fn(|a| {
+                if armies.contains(a) {
+                    ArmyStatus::Playing
+                } else {
+                    ArmyStatus::Absent
+                }
+            }),
             points: ByArmy::default(),
             halfmove_clock: 0,
         }

@@ -21,7 +21,11 @@ impl Square {
     /// The square at `file` and `rank` (both 0-based, 0–13), if inside the 14×14 grid.
     #[inline]
     pub const fn new(file: u8, rank: u8) -> Option<Square> {
-        if file < 14 && rank < 14 { Some(Square((rank + 1) * 16 + file)) } else { None }
+        if file < 14 && rank < 14 {
+            Some(Square((rank + 1) * 16 + file))
+        } else {
+            None
+        }
     }
 
     /// The square for a grid cell that is known to be inside the 14×14 grid.
@@ -78,7 +82,11 @@ impl FromStr for Square {
         let err = || ParseSquareError(s.to_owned());
         let bytes = s.as_bytes();
         let (&file, digits) = bytes.split_first().ok_or_else(err)?;
-        if !(b'a'..=b'n').contains(&file) || digits.is_empty() || digits.len() > 2 || digits[0] == b'0' {
+        if !(b'a'..=b'n').contains(&file)
+            || digits.is_empty()
+            || digits.len() > 2
+            || digits[0] == b'0'
+        {
             return Err(err());
         }
         if !digits.iter().all(u8::is_ascii_digit) {

@@ -62,7 +62,10 @@ impl SquareSet {
     /// The squares in grid order (rank 1 first, file a first within a rank).
     #[inline]
     pub fn iter(&self) -> SquareSetIter {
-        SquareSetIter { words: self.0, word: 0 }
+        SquareSetIter {
+            words: self.0,
+            word: 0,
+        }
     }
 }
 
@@ -106,7 +109,9 @@ impl Iterator for SquareSetIter {
             let w = self.words[self.word];
             if w != 0 {
                 self.words[self.word] = w & (w - 1);
-                return Some(Square::from_cell((self.word as u8) << 6 | w.trailing_zeros() as u8));
+                return Some(Square::from_cell(
+                    (self.word as u8) << 6 | w.trailing_zeros() as u8,
+                ));
             }
             self.word += 1;
         }

@@ -87,7 +87,11 @@ static KEYS: Keys = generate();
 pub(crate) fn piece(code: u8, sq: Square) -> u64 {
     let cell = sq.cell() as usize;
     let key = KEYS.piece[(code & 31) as usize][cell];
-    if code & PROMOTED != 0 { key ^ KEYS.promoted[cell] } else { key }
+    if code & PROMOTED != 0 {
+        key ^ KEYS.promoted[cell]
+    } else {
+        key
+    }
 }
 
 /// The key of `army` being to move.
@@ -105,7 +109,9 @@ pub(crate) fn castling(bit: usize) -> u64 {
 /// The key of all castling rights in `rights`.
 #[inline]
 pub(crate) fn castling_set(rights: u8) -> u64 {
-    (0..8).filter(|b| rights >> b & 1 != 0).fold(0, |h, b| h ^ castling(b))
+    (0..8)
+        .filter(|b| rights >> b & 1 != 0)
+        .fold(0, |h, b| h ^ castling(b))
 }
 
 /// The key of an en passant right over the skipped square `sq`.
@@ -117,5 +123,9 @@ pub(crate) fn en_passant(sq: Square) -> u64 {
 /// The key of `army` having status number `status` (0, playing, has key 0).
 #[inline]
 pub(crate) fn status(army: Army, status: usize) -> u64 {
-    if status == 0 { 0 } else { KEYS.status[army.index()][status] }
+    if status == 0 {
+        0
+    } else {
+        KEYS.status[army.index()][status]
+    }
 }

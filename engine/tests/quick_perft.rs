@@ -2,8 +2,14 @@
 use fourkings_engine::*;
 #[test]
 fn quick() {
-    for (preset, expect) in [(Preset::Teams, vec![20u64, 395, 7800, 152050]), (Preset::Duo, vec![20, 400, 8902, 197281])] {
-        let rules = RuleSet { friendly_capture: false, ..preset.rules() };
+    for (preset, expect) in [
+        (Preset::Teams, vec![20u64, 395, 7800, 152050]),
+        (Preset::Duo, vec![20, 400, 8902, 197281]),
+    ] {
+        let rules = RuleSet {
+            friendly_capture: false,
+            ..preset.rules()
+        };
         let mut pos = Position::new(&rules).unwrap();
         for (d, &e) in expect.iter().enumerate() {
             let t = std::time::Instant::now();
@@ -19,5 +25,10 @@ fn depth5() {
     let t = std::time::Instant::now();
     let n = perft(&mut pos, 5);
     let e = t.elapsed();
-    println!("teams depth 5 nodes {} in {:?} = {:.1} M/s", n, e, n as f64 / e.as_secs_f64() / 1e6);
+    println!(
+        "teams depth 5 nodes {} in {:?} = {:.1} M/s",
+        n,
+        e,
+        n as f64 / e.as_secs_f64() / 1e6
+    );
 }

@@ -19,21 +19,41 @@ impl Game {
             if captured.role == Role::King {
                 if !ffa {
                     let victim = self.seat_of(captured.army);
-                    self.outcome =
-                        Some(Outcome::Win { team: ply.seat.team(), reason: WinReason::KingCaptured { victim } });
+                    self.outcome = Some(Outcome::Win {
+                        team: ply.seat.team(),
+                        reason: WinReason::KingCaptured { victim },
+                    });
                     return;
                 }
-                self.score(mover, capture_value(captured), ScoreReason::KingCapture, &mut ply.consequences);
-                self.eliminate(captured.army, Elimination::KingCaptured, false, &mut ply.consequences);
+                self.score(
+                    mover,
+                    capture_value(captured),
+                    ScoreReason::KingCapture,
+                    &mut ply.consequences,
+                );
+                self.eliminate(
+                    captured.army,
+                    Elimination::KingCaptured,
+                    false,
+                    &mut ply.consequences,
+                );
             } else if ffa && self.position.status(captured.army) == ArmyStatus::Playing {
-                self.score(mover, capture_value(captured), ScoreReason::Capture(captured), &mut ply.consequences);
+                self.score(
+                    mover,
+                    capture_value(captured),
+                    ScoreReason::Capture(captured),
+                    &mut ply.consequences,
+                );
             }
         }
         if self.rules.pawn_breakthrough
             && ply.piece.role == Role::Pawn
             && self.position.board().own_rank(mover, ply.mv.to()) == self.rules.promotion_rank - 1
         {
-            self.outcome = Some(Outcome::Win { team: ply.seat.team(), reason: WinReason::Breakthrough { seat: ply.seat } });
+            self.outcome = Some(Outcome::Win {
+                team: ply.seat.team(),
+                reason: WinReason::Breakthrough { seat: ply.seat },
+            });
             return;
         }
         ply.checks = self.kings_checked_by(mover);
@@ -59,7 +79,10 @@ impl Game {
                     continue;
                 }
                 // Only the en passant rights of those who moved after `army` last did are its to use.
-                if self.position.has_legal_move(army, ArmySet::seats_after(army, mover)) {
+                if self
+                    .position
+                    .has_legal_move(army, ArmySet::seats_after(army, mover))
+                {
                     continue;
                 }
                 ply.mate |= self.mated(army, &mut ply.consequences) == Some(mover);
@@ -92,7 +115,11 @@ impl Game {
                 }
                 self.eliminate(army, Elimination::Stalemate, false, consequences);
             } else {
-                self.outcome = Some(Outcome::Draw { reason: DrawReason::Stalemate { seat: self.seat_of(army) } });
+                self.outcome = Some(Outcome::Draw {
+                    reason: DrawReason::Stalemate {
+                        seat: self.seat_of(army),
+                    },
+                });
             }
             if self.rules.format == Format::FreeForAll {
                 self.check_free_for_all_end(consequences);
@@ -112,7 +139,10 @@ impl Game {
             self.eliminate(army, Elimination::Checkmate, false, consequences);
         } else {
             let mated = self.seat_of(army);
-            self.outcome = Some(Outcome::Win { team: mated.team().other(), reason: WinReason::Checkmate { mated } });
+            self.outcome = Some(Outcome::Win {
+                team: mated.team().other(),
+                reason: WinReason::Checkmate { mated },
+            });
         }
         by
     }
@@ -145,16 +175,40 @@ impl Game {
     }
 
     /// Puts `army` out of a free-for-all: its pieces turn grey, or its king walks on.
-    pub(super) fn eliminate(&mut self, army: Army, reason: Elimination, king_walks: bool, consequences: &mut Vec<Consequence>) {
+    pub(super) fn eliminate(
+        &mut self,
+        army: Army,
+        reason: Elimination,
+        king_walks: bool,
+        consequences: &mut Vec<Consequence>,
+    ) {
         let king_walks = king_walks && self.position.king(army).is_some();
-        let status = if king_walks { ArmyStatus::KingWalking } else { ArmyStatus::Out };
+        let status = if king_walks {
+            ArmyStatus::KingWalking
+        } else {
+            ArmyStatus::Out
+        };
         self.position.set_status(army, status);
-        consequences.push(Consequence::Eliminated { army, reason, king_walks });
+        consequences.push(Consequence::Eliminated {
+            army,
+            reason,
+            king_walks,
+        });
     }
 
-    pub(super) fn score(&mut self, army: Army, points: i32, reason: ScoreReason, consequences: &mut Vec<Consequence>) {
+    pub(super) fn score(
+        &mut self,
+        army: Army,
+        points: i32,
+        reason: ScoreReason,
+        consequences: &mut Vec<Consequence>,
+    ) {
         self.points[army] += points;
-        consequences.push(Consequence::Scored { army, points, reason });
+        consequences.push(Consequence::Scored {
+            army,
+            points,
+            reason,
+        });
     }
 
     /// Ends a free-for-all when three players are out (the last scores 20 per walking king) or
@@ -163,12 +217,22 @@ impl Game {
         if self.outcome.is_some() {
             return;
         }
-        let playing: Vec<Army> =
-            Army::ALL.into_iter().filter(|&a| self.position.status(a) == ArmyStatus::Playing).collect();
+        let playing: Vec<Army> = Army::ALL
+            .into_iter()
+            .filter(|&a| self.position.status(a) == ArmyStatus::Playing)
+            .collect();
         if playing.len() <= 1 {
-            let walking = Army::ALL.into_iter().filter(|&a| self.position.status(a) == ArmyStatus::KingWalking).count();
+            let walking = Army::ALL
+                .into_iter()
+                .filter(|&a| self.position.status(a) == ArmyStatus::KingWalking)
+                .count();
             if let (Some(&last), true) = (playing.first(), walking > 0) {
-                self.score(last, 20 * walking as i32, ScoreReason::WalkingKingBonus, consequences);
+                self.score(
+                    last,
+                    20 * walking as i32,
+                    ScoreReason::WalkingKingBonus,
+                    consequences,
+                );
             }
             self.outcome = Some(self.standings(FfaEnding::LastPlayer));
         } else if self.lead_ends_automatically() && self.lead_leader().is_some() {
@@ -181,7 +245,11 @@ impl Game {
     pub(super) fn assess_draws(&mut self, consequences: &mut Vec<Consequence>) {
         let reason = if self.is_threefold_repetition() {
             Some(DrawReason::Repetition)
-        } else if self.rules.fifty_move_plies.is_some_and(|n| self.position.halfmove_clock() >= n) {
+        } else if self
+            .rules
+            .fifty_move_plies
+            .is_some_and(|n| self.position.halfmove_clock() >= n)
+        {
             Some(DrawReason::FiftyMoves)
         } else if self.is_dead_position() {
             Some(DrawReason::DeadPosition)
@@ -200,11 +268,17 @@ impl Game {
             } else {
                 self.outcome = Some(Outcome::Draw { reason });
             }
-        } else if self.rules.move_limit.is_some_and(|limit| self.plies >= limit) {
+        } else if self
+            .rules
+            .move_limit
+            .is_some_and(|limit| self.plies >= limit)
+        {
             self.outcome = Some(if ffa {
                 self.standings(FfaEnding::MoveLimit)
             } else {
-                Outcome::Draw { reason: DrawReason::MoveLimit }
+                Outcome::Draw {
+                    reason: DrawReason::MoveLimit,
+                }
             });
         }
     }
@@ -212,9 +286,17 @@ impl Game {
     /// Whether the current position has occurred three times. Only positions since the last
     /// capture or pawn move can repeat it.
     fn is_threefold_repetition(&self) -> bool {
-        let Some((&current, earlier)) = self.keys.split_last() else { return false };
+        let Some((&current, earlier)) = self.keys.split_last() else {
+            return false;
+        };
         let window = usize::from(self.position.halfmove_clock());
-        earlier.iter().rev().take(window).filter(|&&k| k == current).count() >= 2
+        earlier
+            .iter()
+            .rev()
+            .take(window)
+            .filter(|&&k| k == current)
+            .count()
+            >= 2
     }
 
     /// Whether nobody can mate any more: every army in play has a bare king; in Duo, chess's

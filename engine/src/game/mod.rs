@@ -143,7 +143,11 @@ impl Game {
     /// A game from any position (its points are taken from the setup).
     pub fn from_setup(setup: &Setup, rules: RuleSet, seed: u64) -> Result<Game, PositionError> {
         let position = Position::from_setup(setup, &rules)?;
-        let duo_seat = if position.turn() == Army::BLACK && rules.format == Format::Duo { Seat::ALL[1] } else { Seat::ALL[0] };
+        let duo_seat = if position.turn() == Army::BLACK && rules.format == Format::Duo {
+            Seat::ALL[1]
+        } else {
+            Seat::ALL[0]
+        };
         let mut game = Game {
             rules,
             start: setup.clone(),
@@ -165,7 +169,11 @@ impl Game {
         let mut consequences = Vec::new();
         game.assess_turn_start(&mut consequences);
         if !consequences.is_empty() || game.outcome.is_some() {
-            game.events.push(Event::Action { seat: game.seat_of(game.position.turn()), action: Action::Start, consequences });
+            game.events.push(Event::Action {
+                seat: game.seat_of(game.position.turn()),
+                action: Action::Start,
+                consequences,
+            });
         }
         Ok(game)
     }
@@ -230,7 +238,12 @@ impl Game {
 
     /// The seats that have agreed to the open draw offer, if there is one.
     pub fn draw_offer(&self) -> Option<Vec<Seat>> {
-        self.draw_offer.map(|agreed| Seat::ALL.into_iter().filter(|s| agreed[s.index()]).collect())
+        self.draw_offer.map(|agreed| {
+            Seat::ALL
+                .into_iter()
+                .filter(|s| agreed[s.index()])
+                .collect()
+        })
     }
 
     /// The seat whose resignation waits for its partner's consent.
@@ -240,7 +253,9 @@ impl Game {
 
     /// The move the seat to move may not play again after a takeback.
     pub fn forbidden_move(&self) -> Option<Move> {
-        self.forbidden.filter(|(seat, _)| Some(*seat) == self.to_move()).map(|(_, mv)| mv)
+        self.forbidden
+            .filter(|(seat, _)| Some(*seat) == self.to_move())
+            .map(|(_, mv)| mv)
     }
 
     /// The army `seat` plays.
@@ -285,7 +300,10 @@ impl Game {
 
     /// The seats still in the game.
     pub fn seats_in_game(&self) -> Vec<Seat> {
-        Seat::ALL.into_iter().filter(|&s| self.is_in_game(s)).collect()
+        Seat::ALL
+            .into_iter()
+            .filter(|&s| self.is_in_game(s))
+            .collect()
     }
 
     /// The legal moves of the seat to move (none once the game is over, and none for a walking
@@ -326,7 +344,9 @@ impl Game {
         if moves.is_empty() {
             return None;
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ u64::from(self.plies).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut rng = ChaCha8Rng::seed_from_u64(
+            self.seed ^ u64::from(self.plies).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        );
         Some(moves[rng.random_range(0..moves.len())])
     }
 
@@ -335,7 +355,9 @@ impl Game {
         if self.is_over() {
             return Err(GameError::GameOver);
         }
-        let mv = self.walking_king_move().ok_or(GameError::NotAllowed("no walking king is to move"))?;
+        let mv = self
+            .walking_king_move()
+            .ok_or(GameError::NotAllowed("no walking king is to move"))?;
         Ok(self.apply(mv, true))
     }
 
@@ -367,10 +389,14 @@ impl Game {
                 Ok(ResignOutcome::PartnerAsked)
             }
             Resignation::TeamLoses => {
-                self.finish_by_action(seat, Action::Resigned, Outcome::Win {
-                    team: seat.team().other(),
-                    reason: WinReason::Resignation { seat },
-                });
+                self.finish_by_action(
+                    seat,
+                    Action::Resigned,
+                    Outcome::Win {
+                        team: seat.team().other(),
+                        reason: WinReason::Resignation { seat },
+                    },
+                );
                 Ok(ResignOutcome::Resigned)
             }
             Resignation::Out | Resignation::OutKingWalks => {
@@ -383,13 +409,20 @@ impl Game {
     /// The partner's answer to a resignation request.
     pub fn answer_resignation(&mut self, seat: Seat, accept: bool) -> Result<(), GameError> {
         self.check_in_game(seat)?;
-        let requester = self.resignation_request.filter(|r| r.partner() == seat).ok_or(GameError::NoResignationRequest)?;
+        let requester = self
+            .resignation_request
+            .filter(|r| r.partner() == seat)
+            .ok_or(GameError::NoResignationRequest)?;
         self.resignation_request = None;
         if accept {
-            self.finish_by_action(requester, Action::Resigned, Outcome::Win {
-                team: requester.team().other(),
-                reason: WinReason::Resignation { seat: requester },
-            });
+            self.finish_by_action(
+                requester,
+                Action::Resigned,
+                Outcome::Win {
+                    team: requester.team().other(),
+                    reason: WinReason::Resignation { seat: requester },
+                },
+            );
         }
         Ok(())
     }
@@ -399,10 +432,14 @@ impl Game {
     pub fn time_out(&mut self, seat: Seat) -> Result<(), GameError> {
         self.check_in_game(seat)?;
         if self.rules.has_teams() {
-            self.finish_by_action(seat, Action::TimedOut, Outcome::Win {
-                team: seat.team().other(),
-                reason: WinReason::Timeout { seat },
-            });
+            self.finish_by_action(
+                seat,
+                Action::TimedOut,
+                Outcome::Win {
+                    team: seat.team().other(),
+                    reason: WinReason::Timeout { seat },
+                },
+            );
         } else {
             self.leave_free_for_all(seat, Elimination::TimedOut, Action::TimedOut);
         }
@@ -416,10 +453,14 @@ impl Game {
             self.leave_free_for_all(seat, Elimination::Resigned, Action::Abandoned);
             return Ok(());
         }
-        self.finish_by_action(seat, Action::Abandoned, Outcome::Win {
-            team: seat.team().other(),
-            reason: WinReason::Abandonment { seat },
-        });
+        self.finish_by_action(
+            seat,
+            Action::Abandoned,
+            Outcome::Win {
+                team: seat.team().other(),
+                reason: WinReason::Abandonment { seat },
+            },
+        );
         Ok(())
     }
 
@@ -433,7 +474,9 @@ impl Game {
         if self.seats_in_game().iter().all(|s| agreed[s.index()]) {
             self.draw_offer = None;
             let outcome = if self.rules.has_teams() {
-                Outcome::Draw { reason: DrawReason::Agreement }
+                Outcome::Draw {
+                    reason: DrawReason::Agreement,
+                }
             } else {
                 self.standings(FfaEnding::Draw(DrawReason::Agreement))
             };
@@ -455,7 +498,10 @@ impl Game {
     /// Declines the open draw offer, which ends it.
     pub fn decline_draw(&mut self, seat: Seat) -> Result<(), GameError> {
         self.check_in_game(seat)?;
-        self.draw_offer.take().map(|_| ()).ok_or(GameError::NoDrawOffer)
+        self.draw_offer
+            .take()
+            .map(|_| ())
+            .ok_or(GameError::NoDrawOffer)
     }
 
     /// Claims the win in free-for-all when two players are left, the claimant leads by more than
@@ -487,7 +533,9 @@ impl Game {
         if self.lifelines[team as usize] == 0 {
             return Err(GameError::NoLifelines);
         }
-        let Some(Event::Ply(ply)) = self.events.last() else { return Err(GameError::NothingToTakeBack) };
+        let Some(Event::Ply(ply)) = self.events.last() else {
+            return Err(GameError::NothingToTakeBack);
+        };
         if ply.seat.team() != team || ply.walking {
             return Err(GameError::NothingToTakeBack);
         }
@@ -526,10 +574,14 @@ impl Game {
 
     /// Plays a legal move and settles everything it causes.
     fn apply(&mut self, mv: Move, walking: bool) -> &Ply {
-        let seat = self.to_move().expect("apply is only called while the game goes on");
+        let seat = self
+            .to_move()
+            .expect("apply is only called while the game goes on");
         let before = self.position.clone();
         let mover = before.turn();
-        let piece = before.piece_at(mv.from()).expect("a legal move starts on a piece");
+        let piece = before
+            .piece_at(mv.from())
+            .expect("a legal move starts on a piece");
         let undo = self.position.play_unchecked(mv);
         self.plies += 1;
         self.last_moved[mover] = self.plies;
@@ -573,7 +625,11 @@ impl Game {
         self.outcome = Some(outcome);
         self.draw_offer = None;
         self.resignation_request = None;
-        self.events.push(Event::Action { seat, action, consequences: Vec::new() });
+        self.events.push(Event::Action {
+            seat,
+            action,
+            consequences: Vec::new(),
+        });
     }
 
     /// Puts `seat` out of a free-for-all (resignation or timeout), then settles what follows.
@@ -582,7 +638,10 @@ impl Game {
         let king_walks = self.rules.resignation == Resignation::OutKingWalks;
         let mut consequences = Vec::new();
         self.eliminate(army, reason, king_walks, &mut consequences);
-        if self.draw_offer.is_some_and(|agreed| self.seats_in_game().iter().all(|s| agreed[s.index()])) {
+        if self
+            .draw_offer
+            .is_some_and(|agreed| self.seats_in_game().iter().all(|s| agreed[s.index()]))
+        {
             self.draw_offer = None;
             self.outcome = Some(self.standings(FfaEnding::Draw(DrawReason::Agreement)));
         }
@@ -592,14 +651,21 @@ impl Game {
         if self.outcome.is_none() {
             self.assess_turn_start(&mut consequences);
         }
-        self.events.push(Event::Action { seat, action, consequences });
+        self.events.push(Event::Action {
+            seat,
+            action,
+            consequences,
+        });
     }
 
     /// The key that decides repetitions: the position's hash, and in Duo the seat to move (the
     /// same player must be to move).
     fn repetition_key(&self) -> u64 {
         match self.rules.format {
-            Format::Duo => self.position.hash() ^ (self.duo_seat.index() as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d),
+            Format::Duo => {
+                self.position.hash()
+                    ^ (self.duo_seat.index() as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d)
+            }
             _ => self.position.hash(),
         }
     }
@@ -607,19 +673,35 @@ impl Game {
     /// Final free-for-all standings.
     fn standings(&self, reason: FfaEnding) -> Outcome {
         let best = self.points.0.iter().copied().max().unwrap_or(0);
-        let winners = Army::ALL.into_iter().filter(|&a| self.points[a] == best).collect();
-        Outcome::Standings { points: self.points, winners, reason }
+        let winners = Army::ALL
+            .into_iter()
+            .filter(|&a| self.points[a] == best)
+            .collect();
+        Outcome::Standings {
+            points: self.points,
+            winners,
+            reason,
+        }
     }
 
     /// In free-for-all with two players left: the one leading by more than 20 over the other with
     /// nobody out ahead of them.
     fn lead_leader(&self) -> Option<Army> {
-        let playing: Vec<Army> =
-            Army::ALL.into_iter().filter(|&a| self.position.status(a) == ArmyStatus::Playing).collect();
+        let playing: Vec<Army> = Army::ALL
+            .into_iter()
+            .filter(|&a| self.position.status(a) == ArmyStatus::Playing)
+            .collect();
         let [a, b] = playing[..] else { return None };
-        let (leader, other) = if self.points[a] >= self.points[b] { (a, b) } else { (b, a) };
+        let (leader, other) = if self.points[a] >= self.points[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let lead = self.points[leader];
-        let nobody_out_ahead = Army::ALL.into_iter().filter(|&x| x != a && x != b).all(|x| self.points[x] <= lead);
+        let nobody_out_ahead = Army::ALL
+            .into_iter()
+            .filter(|&x| x != a && x != b)
+            .all(|x| self.points[x] <= lead);
         (lead > self.points[other] + 20 && nobody_out_ahead).then_some(leader)
     }
 
@@ -636,7 +718,11 @@ fn changed_squares(pos: &Position, mv: Move) -> Vec<crate::square::Square> {
         squares.extend([castle.rook_from, castle.rook_to]);
     }
     if mv.is_en_passant() {
-        if let Some(ep) = Army::ALL.into_iter().filter_map(|a| pos.en_passant(a)).find(|ep| ep.skipped == mv.to()) {
+        if let Some(ep) = Army::ALL
+            .into_iter()
+            .filter_map(|a| pos.en_passant(a))
+            .find(|ep| ep.skipped == mv.to())
+        {
             squares.push(ep.landed);
         }
     }

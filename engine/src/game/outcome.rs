@@ -108,7 +108,11 @@ impl Outcome {
     /// draw).
     pub fn winning_armies(&self) -> ArmySet {
         match self {
-            Outcome::Win { team, .. } => team.seats().iter().map(|s| Army::from_bits(s.index() as u8)).collect(),
+            Outcome::Win { team, .. } => team
+                .seats()
+                .iter()
+                .map(|s| Army::from_bits(s.index() as u8))
+                .collect(),
             Outcome::Draw { .. } => ArmySet::EMPTY,
             Outcome::Standings { winners, .. } => *winners,
         }

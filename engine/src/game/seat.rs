@@ -43,7 +43,11 @@ impl Seat {
     /// The team the seat plays for (in the formats that have teams).
     #[inline]
     pub const fn team(self) -> Team {
-        if self.0 & 1 == 0 { Team::RedYellow } else { Team::BlueGreen }
+        if self.0 & 1 == 0 {
+            Team::RedYellow
+        } else {
+            Team::BlueGreen
+        }
     }
 
     /// The seat that plays `army` on the cross board.
