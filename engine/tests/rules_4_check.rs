@@ -16,7 +16,10 @@ fn a_pinned_enemy_piece_still_attacks() {
     assert_eq!(targets(&pos, "h4"), ["g3", "i3", "i4", "g5", "h5", "i5"]);
     assert!(pos.is_attacked(sq("g4"), Army::Red) && pos.is_attacked(sq("h3"), Army::Red));
     // And a king standing there is in check.
-    let pos = position(&cross("R", "rK g4, bK b6, bB e6, yR h6, yK g14, gK n8"), Preset::Teams);
+    let pos = position(
+        &cross("R", "rK g4, bK b6, bB e6, yR h6, yK g14, gK n8"),
+        Preset::Teams,
+    );
     assert!(pos.is_check(Army::Red));
 }
 
@@ -31,14 +34,22 @@ fn a_pawn_attacks_the_squares_it_could_capture_on_not_the_square_ahead() {
         ("B", "bK f8", "rP f6", "f7", ["e7", "g7"]),
         ("B", "bK f4", "yP f6", "f5", ["e5", "g5"]),
     ] {
-        let kings: Vec<&str> =
-            ["rK h1", "bK a7", "yK g14", "gK n8"].into_iter().filter(|k| k[..1] != king[..1]).collect();
+        let kings: Vec<&str> = ["rK h1", "bK a7", "yK g14", "gK n8"]
+            .into_iter()
+            .filter(|k| k[..1] != king[..1])
+            .collect();
         let setup = cross(turn, &format!("{}, {king}, {pawn}", kings.join(", ")));
         let pos = position(&setup, Preset::Teams);
         let from = &king[3..];
-        assert!(has_move(&pos, from, ahead), "{king} may step in front of {pawn}");
+        assert!(
+            has_move(&pos, from, ahead),
+            "{king} may step in front of {pawn}"
+        );
         for square in attacked {
-            assert!(!has_move(&pos, from, square), "{king} may not step onto {square}, attacked by {pawn}");
+            assert!(
+                !has_move(&pos, from, square),
+                "{king} may not step onto {square}, attacked by {pawn}"
+            );
         }
     }
 }
@@ -52,7 +63,8 @@ fn partners_never_attack_each_other() {
     assert!(!pos.is_check(Army::Red));
     assert!(has_move(&pos, "e5", "e6") && has_move(&pos, "e5", "d6"));
     // A partner covering the squares of a castle does not stop it either.
-    let setup = cross("R", "rK h1, rR k1, yR j6, bK a7, yK g14, gK n8").castling(Army::Red, CastleSide::King);
+    let setup = cross("R", "rK h1, rR k1, yR j6, bK a7, yK g14, gK n8")
+        .castling(Army::Red, CastleSide::King);
     let pos = position(&setup, Preset::Teams);
     assert!(has_move(&pos, "h1", "j1"));
 }
@@ -91,7 +103,10 @@ fn a_move_may_not_leave_the_movers_king_attacked_even_by_the_enemy_who_moves_las
     assert!(targets(&pos, "h6").is_empty());
     assert_eq!(targets(&pos, "h4"), ["g3", "h3", "i3", "i4", "g5", "i5"]);
     // Without Green's pieces the knight and king are free.
-    let pos = position(&cross("R", "rK h4, rN h6, bK a7, yK g14, gK n8"), Preset::Teams);
+    let pos = position(
+        &cross("R", "rK h4, rN h6, bK a7, yK g14, gK n8"),
+        Preset::Teams,
+    );
     assert!(!targets(&pos, "h6").is_empty() && has_move(&pos, "h4", "g4"));
 }
 

@@ -20,10 +20,18 @@ fn king_capture_an_attacked_enemy_king_may_be_taken_and_that_wins_in_teams() {
     assert!(game.position().is_check(Army::Blue));
     assert!(!game.is_over());
     let ply = play(&mut game, "d7", "a7");
-    assert_eq!(ply.captured.map(|p| (p.army, p.role)), Some((Army::Blue, Role::King)));
+    assert_eq!(
+        ply.captured.map(|p| (p.army, p.role)),
+        Some((Army::Blue, Role::King))
+    );
     assert_eq!(
         game.outcome(),
-        Some(&Outcome::Win { team: Team::RedYellow, reason: WinReason::KingCaptured { victim: seat(Army::Blue) } })
+        Some(&Outcome::Win {
+            team: Team::RedYellow,
+            reason: WinReason::KingCaptured {
+                victim: seat(Army::Blue)
+            }
+        })
     );
 }
 
@@ -36,8 +44,16 @@ fn king_capture_in_free_for_all_scores_20_and_puts_the_victim_out() {
     assert_eq!(
         ply.consequences,
         [
-            Consequence::Scored { army: Army::Red, points: 20, reason: ScoreReason::KingCapture },
-            Consequence::Eliminated { army: Army::Blue, reason: Elimination::KingCaptured, king_walks: false },
+            Consequence::Scored {
+                army: Army::Red,
+                points: 20,
+                reason: ScoreReason::KingCapture
+            },
+            Consequence::Eliminated {
+                army: Army::Blue,
+                reason: Elimination::KingCaptured,
+                king_walks: false
+            },
         ]
     );
     assert_eq!(game.points()[Army::Red], 20);
@@ -53,14 +69,20 @@ fn king_capture_in_free_for_all_scores_20_and_puts_the_victim_out() {
 fn king_capture_comes_first_even_when_the_capturers_own_king_is_mated() {
     // Red's king is in check from Green's rook on e1 with no way out, but Red's rook can take
     // Blue's king.
-    let setup = cross("R", "rK h1, rP g2, rP h2, rP i2, gR e1, rR d7, bK a7, yK g14, gK n8");
+    let setup = cross(
+        "R",
+        "rK h1, rP g2, rP h2, rP i2, gR e1, rR d7, bK a7, yK g14, gK n8",
+    );
     let mut game = game_from(&setup, Preset::Teams);
     assert!(!game.is_over(), "not mated: a king capture is a legal move");
     assert!(game.position().is_check(Army::Red));
     assert_eq!(targets(game.position(), "d7").len(), 1);
     play(&mut game, "d7", "a7");
     let red_and_yellow = ArmySet::single(Army::Red).with(Army::Yellow);
-    assert_eq!(game.outcome().map(Outcome::winning_armies), Some(red_and_yellow));
+    assert_eq!(
+        game.outcome().map(Outcome::winning_armies),
+        Some(red_and_yellow)
+    );
 }
 
 /// "2. If the player has a legal move, they play one."
@@ -89,7 +111,12 @@ fn no_legal_move_and_king_attacked_is_checkmate_and_loses_for_the_team_in_teams(
     assert!(ply.mate);
     assert_eq!(
         game.outcome(),
-        Some(&Outcome::Win { team: Team::BlueGreen, reason: WinReason::Checkmate { mated: seat(Army::Red) } })
+        Some(&Outcome::Win {
+            team: Team::BlueGreen,
+            reason: WinReason::Checkmate {
+                mated: seat(Army::Red)
+            }
+        })
     );
 }
 
@@ -102,14 +129,24 @@ fn no_legal_move_and_king_not_attacked_is_stalemate_and_draws_the_whole_game_in_
     let mut game = game_from(&setup, Preset::Teams);
     play(&mut game, "m5", "i5");
     assert!(!game.position().is_check(Army::Red));
-    assert_eq!(game.outcome(), Some(&Outcome::Draw { reason: DrawReason::Stalemate { seat: seat(Army::Red) } }));
+    assert_eq!(
+        game.outcome(),
+        Some(&Outcome::Draw {
+            reason: DrawReason::Stalemate {
+                seat: seat(Army::Red)
+            }
+        })
+    );
 }
 
 /// "A check does not change the turn order: the partner may block or capture first."
 #[test]
 fn a_check_does_not_change_the_turn_order_and_the_partner_may_capture_the_checker_first() {
     // Blue's rook gives what would be a back-rank mate, but Yellow and Green move before Red.
-    let mut game = game_from(&cross("B", &format!("{BACK_RANK}, bR e5, yR e10")), Preset::Teams);
+    let mut game = game_from(
+        &cross("B", &format!("{BACK_RANK}, bR e5, yR e10")),
+        Preset::Teams,
+    );
     play(&mut game, "e5", "e1");
     assert!(game.position().is_check(Army::Red));
     assert_eq!(game.to_move(), Some(seat(Army::Yellow)));
@@ -123,9 +160,15 @@ fn a_check_does_not_change_the_turn_order_and_the_partner_may_capture_the_checke
 /// "A position that would be mate is not mate until its victim's turn begins".
 #[test]
 fn mate_is_not_mate_until_the_victims_turn_begins() {
-    let mut game = game_from(&cross("B", &format!("{BACK_RANK}, bR e5, yR e10")), Preset::Teams);
+    let mut game = game_from(
+        &cross("B", &format!("{BACK_RANK}, bR e5, yR e10")),
+        Preset::Teams,
+    );
     let ply = play(&mut game, "e5", "e1");
-    assert!(!ply.mate && !game.is_over(), "Yellow and Green move before Red");
+    assert!(
+        !ply.mate && !game.is_over(),
+        "Yellow and Green move before Red"
+    );
     play(&mut game, "g14", "f14");
     assert!(!game.is_over());
     let ply = play(&mut game, "n8", "n9");
@@ -135,7 +178,12 @@ fn mate_is_not_mate_until_the_victims_turn_begins() {
     assert!(!ply.mate);
     assert_eq!(
         game.outcome(),
-        Some(&Outcome::Win { team: Team::BlueGreen, reason: WinReason::Checkmate { mated: seat(Army::Red) } })
+        Some(&Outcome::Win {
+            team: Team::BlueGreen,
+            reason: WinReason::Checkmate {
+                mated: seat(Army::Red)
+            }
+        })
     );
 }
 
@@ -144,7 +192,10 @@ fn mate_is_not_mate_until_the_victims_turn_begins() {
 fn the_first_result_reached_ends_the_game_even_if_another_king_faces_a_pending_mate() {
     // Yellow's rook boxes in Blue's king (pending mate: Blue moves after Green and Red); then Green
     // mates Red, who is next.
-    let setup = cross("Y", &format!("{BACK_RANK}, bP b6, bP b7, bP b8, yR d11, gR e5"));
+    let setup = cross(
+        "Y",
+        &format!("{BACK_RANK}, bP b6, bP b7, bP b8, yR d11, gR e5"),
+    );
     let mut game = game_from(&setup, Preset::Teams);
     play(&mut game, "d11", "a11");
     assert!(game.position().is_check(Army::Blue));
@@ -152,7 +203,12 @@ fn the_first_result_reached_ends_the_game_even_if_another_king_faces_a_pending_m
     play(&mut game, "e5", "e1");
     assert_eq!(
         game.outcome(),
-        Some(&Outcome::Win { team: Team::BlueGreen, reason: WinReason::Checkmate { mated: seat(Army::Red) } })
+        Some(&Outcome::Win {
+            team: Team::BlueGreen,
+            reason: WinReason::Checkmate {
+                mated: seat(Army::Red)
+            }
+        })
     );
 }
 
@@ -170,7 +226,10 @@ fn without_king_capture_a_king_left_attacked_waits_for_its_owners_turn() {
     assert!(!has_move(game.position(), "d7", "a7"));
     play(&mut game, "h1", "g1");
     assert_eq!(game.to_move(), Some(seat(Army::Blue)));
-    assert_eq!(piece_on(game.position(), "a7").map(|p| p.army), Some(Army::Blue));
+    assert_eq!(
+        piece_on(game.position(), "a7").map(|p| p.army),
+        Some(Army::Blue)
+    );
     assert!(game.position().is_check(Army::Blue));
     assert_eq!(targets(game.position(), "a7"), ["b6", "b8"]);
 }
