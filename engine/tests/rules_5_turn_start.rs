@@ -125,7 +125,7 @@ fn no_legal_move_and_king_attacked_is_checkmate_and_loses_for_the_team_in_teams(
 #[test]
 fn no_legal_move_and_king_not_attacked_is_stalemate_and_draws_the_whole_game_in_teams() {
     // Green's rooks on g5 and (after the move) i5 cover g1, g2, i1, i2; its knight on f3 covers h2.
-    let setup = cross("G", "rK h1, gR g5, gR m5, gN f3, bK a7, yK g14, gK n8");
+    let setup = cross("G", "rK h1, gR g5, gR m5, gN f3, bK a7, yK d14, gK n8");
     let mut game = game_from(&setup, Preset::Teams);
     play(&mut game, "m5", "i5");
     assert!(!game.position().is_check(Army::Red));
