@@ -4,7 +4,7 @@
 mod support;
 
 use fourkings_engine::game::{Consequence, DrawReason, Elimination, ScoreReason, WinReason};
-use fourkings_engine::{Army, ArmySet, ArmyStatus, Outcome, Preset, Role, Team};
+use fourkings_engine::{Army, ArmySet, ArmyStatus, Format, Outcome, Preset, Role, Team};
 use support::*;
 
 /// Green to move. Green's bishop on c7 shields its partner Blue's king (a7) from Red's rook (d7).
@@ -80,7 +80,7 @@ fn king_capture_comes_first_even_when_the_capturers_own_king_is_mated() {
     play(&mut game, "d7", "a7");
     let red_and_yellow = ArmySet::single(Army::Red).with(Army::Yellow);
     assert_eq!(
-        game.outcome().map(Outcome::winning_armies),
+        game.outcome().map(|o| o.winning_armies(Format::Teams)),
         Some(red_and_yellow)
     );
 }

@@ -1062,16 +1062,21 @@ fn duo_friendly_capture_of_an_own_piece_but_never_the_own_king() {
 fn duo_mate_of_the_shared_king_ends_the_game() {
     let mut game = game_from(&classic("w", "wK f6, wQ g1, bK h8"), Preset::Duo);
     play(&mut game, "g1", "g7");
+    let outcome = game.outcome().unwrap();
+    let mated = Seat::ALL[1];
     assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Win {
+        outcome,
+        &Outcome::Win {
             team: Team::WHITE,
-            reason: WinReason::Checkmate {
-                mated: Seat::ALL[1]
-            }
-        })
+            reason: WinReason::Checkmate { mated }
+        }
     );
     assert_eq!(game.to_move(), None);
+    // The winning team plays one army: White.
+    assert_eq!(
+        outcome.winning_armies(Format::Duo),
+        ArmySet::single(Army::WHITE)
+    );
 }
 
 /// "Draws: stalemate, insufficient material, fifty-move (100 plies), threefold."

@@ -51,7 +51,7 @@ pub(crate) fn cross(turn: &str, pieces: &str) -> Setup {
     let turn = single_char(turn);
     let turn =
         Army::from_letter(turn).unwrap_or_else(|| panic!("bad army letter {turn:?} for the turn"));
-    build(BoardKind::Cross, turn, pieces, |c| Army::from_letter(c))
+    build(BoardKind::Cross, turn, pieces, Army::from_letter)
 }
 
 /// A classic-board (Duo) setup: `turn` is `w` or `b`; `pieces` lists `<w|b><role> <square>` items
