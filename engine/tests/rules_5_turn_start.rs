@@ -141,20 +141,21 @@ fn no_legal_move_and_king_not_attacked_is_stalemate_and_draws_the_whole_game_in_
 
 /// "A check does not change the turn order: the partner may block or capture first."
 #[test]
-fn a_check_does_not_change_the_turn_order_and_the_partner_may_capture_the_checker_first() {
+fn a_check_does_not_change_the_turn_order_and_the_partner_may_block_or_capture_first() {
     // Blue's rook gives what would be a back-rank mate, but Yellow and Green move before Red.
-    let mut game = game_from(
-        &cross("B", &format!("{BACK_RANK}, bR e5, yR e10")),
-        Preset::Teams,
-    );
-    play(&mut game, "e5", "e1");
-    assert!(game.position().is_check(Army::Red));
-    assert_eq!(game.to_move(), Some(seat(Army::Yellow)));
-    play(&mut game, "e10", "e1");
-    play(&mut game, "n8", "n9");
-    assert!(!game.is_over());
-    assert_eq!(game.to_move(), Some(seat(Army::Red)));
-    assert!(!game.position().is_check(Army::Red));
+    // Yellow takes the rook (e10xe1) or blocks its line (bishop d3-f1).
+    for (from, to) in [("e10", "e1"), ("d3", "f1")] {
+        let setup = cross("B", &format!("{BACK_RANK}, bR e5, yR e10, yB d3"));
+        let mut game = game_from(&setup, Preset::Teams);
+        play(&mut game, "e5", "e1");
+        assert!(game.position().is_check(Army::Red));
+        assert_eq!(game.to_move(), Some(seat(Army::Yellow)));
+        play(&mut game, from, to);
+        play(&mut game, "n8", "n9");
+        assert!(!game.is_over());
+        assert_eq!(game.to_move(), Some(seat(Army::Red)));
+        assert!(!game.position().is_check(Army::Red), "after {from}-{to}");
+    }
 }
 
 /// "A position that would be mate is not mate until its victim's turn begins".

@@ -387,6 +387,26 @@ fn kings_only_is_a_dead_position_draw() {
     assert_eq!(*winners, ArmySet::single(Army::Red));
 }
 
+/// "Dead position ... is a draw" also when the last piece besides the kings leaves the game with
+/// its player: Green, the only one with more than a king, resigns from a free-for-all.
+#[test]
+fn kings_only_is_a_draw_as_soon_as_the_last_army_with_pieces_is_out() {
+    let setup = cross("R", "rK h1, bK a7, yK g14, gK n8, gQ n7");
+    for preset in [Preset::Ffa, Preset::FfaWalkingKings] {
+        let mut game = game_from(&setup, preset);
+        game.resign(seat(Army::Green)).unwrap();
+        let Some(Outcome::Standings { points, reason, .. }) = game.outcome() else {
+            panic!("{preset}: {:?}", game.outcome())
+        };
+        assert_eq!(
+            *reason,
+            FfaEnding::Draw(DrawReason::DeadPosition),
+            "{preset}"
+        );
+        assert_eq!(points.0, [10, 10, 10, 0], "{preset}");
+    }
+}
+
 /// Plays White's capture `from`-`to` in Duo from a position with `pieces` and says whether the game
 /// ended as a dead position.
 fn duo_capture_is_dead(pieces: &str, from: &str, to: &str) -> bool {

@@ -51,7 +51,7 @@ fn duo_the_opponents_of_a_player_who_does_not_return_win() {
 #[test]
 fn free_for_all_a_player_who_times_out_is_out() {
     let mut game = game_from(
-        &cross("R", "rK h1, bK a7, yK g14, gK n8, rN e1"),
+        &cross("R", "rK h1, rN e1, bK a7, bN a5, yK g14, gK n8"),
         Preset::Ffa,
     );
     game.time_out(seat(Army::Red)).unwrap();
