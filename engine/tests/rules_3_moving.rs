@@ -526,6 +526,10 @@ fn en_passant_takes_a_pawn_that_just_double_stepped_on_the_square_it_passed_over
         Some(Piece::new(Army::Yellow, Role::Pawn))
     );
     assert_eq!(piece_on(game.position(), "d7"), None);
+    // The same right, written into a setup, allows the same capture.
+    let setup = cross("Y", &with_kings("bP d7, yP d8")).en_passant(Army::Blue, "c7", "d7");
+    let pos = position(&setup, Preset::Teams);
+    assert_eq!(mv(&pos, "d8", "c7").kind(), MoveKind::EnPassant);
     // A single step opens no such right.
     let mut game = game_from(&cross("B", &with_kings("bP c7, yP d8")), Preset::Teams);
     play(&mut game, "c7", "d7");

@@ -63,8 +63,9 @@ fn king_capture_in_free_for_all_scores_20_and_puts_the_victim_out() {
     assert_eq!(game.position().turn(), Army::Yellow);
 }
 
-/// Step 1 comes before the question of the mover's own king: a king capture is legal even when it
-/// leaves the capturer's own king attacked (the game is decided by the capture).
+/// "1. **King capture** ... 2. If the player has a legal move ...": step 1 comes first. Choice
+/// where RULES.md leaves room: a king capture is always legal, even when it leaves the capturer's
+/// own king attacked (the capture decides the game).
 #[test]
 fn king_capture_comes_first_even_when_the_capturers_own_king_is_mated() {
     // Red's king is in check from Green's rook on e1 with no way out, but Red's rook can take

@@ -630,7 +630,8 @@ fn double_check_scores_5_and_1_with_a_queen() {
     );
 }
 
-/// The moved piece after promotion counts: a pawn promoting to a queen with a double check
+/// "(1 if the checking piece is a queen)". Choice where RULES.md leaves room: the checking piece
+/// is the piece that moved, after promotion, so a pawn promoting to a queen with a double check
 /// scores 1.
 #[test]
 fn double_check_with_a_queen_scores_1_even_when_the_queen_was_just_promoted() {
@@ -728,7 +729,9 @@ fn grey_pieces_stay_never_move_never_attack_and_score_nothing() {
     assert_eq!(game.points()[Army::Red], 0);
 }
 
-/// A grey king is an obstacle: it cannot be captured (grey pieces can).
+/// "capturing them scores nothing" and "Kings are never captured, except where a preset allows
+/// king capture" (section 3). Choice where RULES.md leaves room: a grey king is not an enemy king,
+/// so it is never captured; it stays as an obstacle (other grey pieces can be taken).
 #[test]
 fn a_grey_king_cannot_be_captured() {
     let setup = cross("R", "rK h1, rR a5, bK a7, bN a6, yK g14, gK n8").out(Army::Blue);
@@ -740,8 +743,9 @@ fn a_grey_king_cannot_be_captured() {
     assert!(!has_move(game.position(), "a6", "a8"), "nor pass it");
 }
 
-/// Mate "at once" in free-for-all is for mates only; a stalemate is decided at the victim's turn
-/// start, so a move in between can free the player.
+/// "| mate decided | ... | at once, after any move | ...". Choice where RULES.md leaves room: "at
+/// once" is for mates only; a stalemate is decided at the victim's turn start (section 5), so a
+/// move in between can free the player.
 #[test]
 fn free_for_all_mate_at_once_is_for_mates_only_and_stalemate_waits_for_the_turn() {
     // Blue's rook to m4 leaves Green's king (n8) without a move but not attacked.
@@ -816,7 +820,8 @@ fn walking_kings_walk_until_checkmated() {
     assert!(!game.is_over());
 }
 
-/// A walking king that is stalemated is out, and scores nothing for it.
+/// "| stalemate | ... | out, +20 | out, +20 | ...". Choice where RULES.md leaves room: a walking
+/// king's player is already out, so its stalemate puts the king out too and scores nothing.
 #[test]
 fn walking_kings_a_stalemated_walking_king_is_out_with_no_points() {
     // Yellow's knight on c7 covers a6 and a8; the grey pawns fill the b-file.
@@ -1081,8 +1086,8 @@ fn duo_mate_of_the_shared_king_ends_the_game() {
 
 /// "Draws: stalemate, insufficient material, fifty-move (100 plies), threefold."
 /// (Stalemate and threefold: see the table rows above; insufficient material and the fifty-move
-/// rule: section 6.) Repetition in Duo also needs the same seat to move: W1 and W2 are different
-/// players.
+/// rule: section 6.) Threefold needs "the same player to move" (section 6): in Duo W1 and W2 are
+/// different players, so the seat counts, not only the colour.
 #[test]
 fn duo_repetition_needs_the_same_seat_to_move() {
     // Both kings walk a triangle (three moves each): the start placement is back every 6 plies,

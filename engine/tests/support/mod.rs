@@ -201,7 +201,7 @@ pub(crate) fn game_from(setup: &Setup, rules: impl Into<RuleSet>) -> Game {
     Game::from_setup(setup, rules.into(), 0).unwrap_or_else(|e| panic!("bad test position: {e}"))
 }
 
-/// Every legal move of `pos`, as text, for failure messages.
+/// Moves as text (`h2-h4, h2-h3`), for failure messages.
 pub(crate) fn list(moves: &[Move]) -> String {
     moves
         .iter()
