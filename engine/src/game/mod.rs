@@ -664,6 +664,10 @@ impl Game {
             self.check_free_for_all_end(&mut consequences);
         }
         if self.outcome.is_none() {
+            // The player who left may have had the last pieces besides the kings: a dead position.
+            self.assess_draws(&mut consequences);
+        }
+        if self.outcome.is_none() {
             self.assess_turn_start(&mut consequences);
         }
         self.events.push(Event::Action {

@@ -1,7 +1,8 @@
 //! How a game ends.
 
-use crate::army::{Army, ArmySet, ByArmy};
+use crate::army::{ArmySet, ByArmy};
 use crate::game::seat::{Seat, Team};
+use crate::rules::Format;
 
 /// The result of a finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,15 +105,12 @@ pub enum FfaEnding {
 }
 
 impl Outcome {
-    /// The winners as armies: the winning team's armies, or the free-for-all leaders (empty for a
-    /// draw).
-    pub fn winning_armies(&self) -> ArmySet {
+    /// The winners as armies in a game of `format`: the armies the winning team's seats play (two
+    /// on the cross board, one in Duo, where a team shares one army), or the free-for-all leaders
+    /// (empty for a draw).
+    pub fn winning_armies(&self, format: Format) -> ArmySet {
         match self {
-            Outcome::Win { team, .. } => team
-                .seats()
-                .iter()
-                .map(|s| Army::from_bits(s.index() as u8))
-                .collect(),
+            Outcome::Win { team, .. } => team.seats().iter().map(|s| s.army(format)).collect(),
             Outcome::Draw { .. } => ArmySet::EMPTY,
             Outcome::Standings { winners, .. } => *winners,
         }
