@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use crate::army::{Army, ArmySet, ByArmy};
 use crate::board::{self, ArmyStatus, WALL, at, class_table, empty_cells};
-use crate::geometry::{BoardKind, Castle, CastleSide, pawn_forward, step};
+use crate::geometry::{BoardKind, Castle, CastleSide, pawn_captures, pawn_forward, step};
 use crate::moves::{Move, MoveKind};
 use crate::piece::{PROMOTED, Piece, Role};
 use crate::rules::{Format, MateTiming, PromotionSet, RuleSet, RuleSetError};
@@ -425,6 +425,31 @@ impl Position {
     #[inline]
     pub fn is_enemy(&self, a: Army, b: Army) -> bool {
         a != b && !self.are_partners(a, b) && self.status[b].takes_turns()
+    }
+
+    /// The hash that decides repetitions: [`Position::hash`], except that an en passant right
+    /// counts only while a pawn of an army that may still use it attacks the skipped square (the
+    /// same legal possibilities, as the rules say; a pin on that pawn is not looked at).
+    pub fn repetition_hash(&self) -> u64 {
+        let mut hash = self.hash;
+        for owner in Army::ALL {
+            let Some(ep) = self.en_passant(owner) else { continue };
+            // The armies still to move before the owner moves again may use the right.
+            let mut army = self.turn;
+            let mut usable = false;
+            while army != owner && !usable {
+                usable = self.is_enemy(army, owner)
+                    && self.status[army] == ArmyStatus::Playing
+                    && pawn_captures(army).iter().any(|&c| {
+                        at(&self.cells, step(ep.skipped, -c)) == Piece::new(army, Role::Pawn).code()
+                    });
+                army = army.next();
+            }
+            if !usable {
+                hash ^= zobrist::en_passant(ep.skipped);
+            }
+        }
+        hash
     }
 
     /// The hash computed from scratch; equal to [`Position::hash`] at all times.

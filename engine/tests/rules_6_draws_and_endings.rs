@@ -279,6 +279,27 @@ fn repetition_counts_en_passant_rights() {
     );
 }
 
+/// "... the same rights (... en passant ...)": a right that no pawn could use is no right, so the
+/// position after the double step already counts as the first of three (source 000: "the same
+/// legal possibilities").
+#[test]
+fn repetition_ignores_an_en_passant_right_that_no_pawn_can_use() {
+    let setup = cross("R", &format!("{KNIGHTS}, rP h2"));
+    let mut game = game_from(&setup, Preset::Teams);
+    play(&mut game, "h2", "h4");
+    assert!(game.position().en_passant(Army::Red).is_some());
+    let cycle = "a5-c6 e14-f12 n5-l6 e1-f3 c6-a5 f12-e14 l6-n5 f3-e1";
+    play_line(&mut game, cycle);
+    assert!(!game.is_over());
+    play_line(&mut game, cycle);
+    assert_eq!(
+        game.outcome(),
+        Some(&Outcome::Draw {
+            reason: DrawReason::Repetition
+        })
+    );
+}
+
 /// "... (... which armies are out)".
 #[test]
 fn repetition_counts_which_armies_are_out() {

@@ -1117,3 +1117,18 @@ fn duo_repetition_needs_the_same_seat_to_move() {
         })
     );
 }
+
+/// "An out player's pieces turn grey" and a player who resigned is out: a walking king may still
+/// capture, but the player it belongs to scores nothing more (choice where RULES.md leaves room).
+#[test]
+fn walking_kings_capture_but_score_nothing() {
+    let setup = cross("R", "rK h1, rN e1, bK a7, yN b8, yK g14, yN e14, gK n8, gN n5")
+        .status(Army::Blue, ArmyStatus::KingWalking);
+    let mut game = game_from(&setup, Preset::FfaWalkingKings);
+    play(&mut game, "e1", "f3");
+    let capture = mv(game.position(), "a7", "b8");
+    let ply = game.walk_king_with(capture).unwrap().clone();
+    assert_eq!(ply.captured, Some(Piece::new(Army::Yellow, Role::Knight)));
+    assert!(ply.consequences.is_empty(), "{:?}", ply.consequences);
+    assert_eq!(game.points()[Army::Blue], 0);
+}

@@ -198,6 +198,8 @@ impl Game {
         });
     }
 
+    /// Adds free-for-all points. A player who is out scores nothing more, even when their walking
+    /// king captures or mates.
     pub(super) fn score(
         &mut self,
         army: Army,
@@ -205,6 +207,9 @@ impl Game {
         reason: ScoreReason,
         consequences: &mut Vec<Consequence>,
     ) {
+        if self.position.status(army) != ArmyStatus::Playing {
+            return;
+        }
         self.points[army] += points;
         consequences.push(Consequence::Scored {
             army,

@@ -663,6 +663,8 @@ impl Game {
         if self.outcome.is_none() {
             self.check_free_for_all_end(&mut consequences);
         }
+        // The position changed (grey pieces, perhaps the army to move): it counts for repetition.
+        self.keys.push(self.repetition_key());
         if self.outcome.is_none() {
             // The player who left may have had the last pieces besides the kings: a dead position.
             self.assess_draws(&mut consequences);
@@ -680,12 +682,12 @@ impl Game {
     /// The key that decides repetitions: the position's hash, and in Duo the seat to move (the
     /// same player must be to move).
     fn repetition_key(&self) -> u64 {
+        let hash = self.position.repetition_hash();
         match self.rules.format {
             Format::Duo => {
-                self.position.hash()
-                    ^ (self.duo_seat.index() as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d)
+                hash ^ (self.duo_seat.index() as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d)
             }
-            _ => self.position.hash(),
+            _ => hash,
         }
     }
 
