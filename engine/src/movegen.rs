@@ -151,6 +151,16 @@ fn line(from: Square, d: i8, to: Square) -> SquareSet {
     }
 }
 
+/// The army whose moves are being generated, with what every piece generator needs to know.
+struct Mover<'a> {
+    army: Army,
+    king: Square,
+    /// What each cell code means to this army.
+    cls: &'a [u16; 256],
+    /// The armies whose open en passant rights this army may use (empty when none is open).
+    en_passant_from: ArmySet,
+}
+
 /// Checkers of and pins against one king.
 struct KingSafety {
     checkers: u32,
@@ -305,6 +315,12 @@ impl Position {
         } else {
             ArmySet::EMPTY
         };
+        let mover = Mover {
+            army: us,
+            king,
+            cls,
+            en_passant_from,
+        };
 
         if status == ArmyStatus::Playing {
             let base = match safety.checkers {
@@ -324,30 +340,25 @@ impl Position {
                     } else {
                         base
                     };
-                    self.piece_moves(us, sq, targets, en_passant_from, king, cls, sink);
+                    self.piece_moves(&mover, sq, targets, sink);
                 }
             }
         }
-        self.king_moves(us, king, &safety, status, cls, sink);
+        self.king_moves(&mover, &safety, status, sink);
     }
 
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     fn piece_moves<S: MoveSink>(
         &self,
-        us: Army,
+        mover: &Mover<'_>,
         from: Square,
         targets: Targets,
-        en_passant_from: ArmySet,
-        king: Square,
-        cls: &[u16; 256],
         sink: &mut S,
     ) {
+        let cls = mover.cls;
         let code = at(&self.cells, from);
         match role_bits(code) {
-            r if r == Role::Pawn as u8 => {
-                self.pawn_moves(us, from, targets, en_passant_from, king, cls, sink)
-            }
+            r if r == Role::Pawn as u8 => self.pawn_moves(mover, from, targets, sink),
             r if r == Role::Knight as u8 => {
                 for &j in &KNIGHT_JUMPS {
                     let to = step(from, j);
@@ -384,18 +395,15 @@ impl Position {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     fn pawn_moves<S: MoveSink>(
         &self,
-        us: Army,
+        mover: &Mover<'_>,
         from: Square,
         targets: Targets,
-        en_passant_from: ArmySet,
-        king: Square,
-        cls: &[u16; 256],
         sink: &mut S,
     ) {
+        let (us, cls) = (mover.army, mover.cls);
         let fwd = pawn_forward(us);
         let to = step(from, fwd);
         if at(&self.cells, to) == 0 {
@@ -416,8 +424,8 @@ impl Position {
                 self.push_pawn_move(us, Move::normal(from, to), sink);
             }
         }
-        if !en_passant_from.is_empty() {
-            self.en_passant_moves(us, from, en_passant_from, king, cls, sink);
+        if !mover.en_passant_from.is_empty() {
+            self.en_passant_moves(mover, from, sink);
         }
     }
 
@@ -435,16 +443,9 @@ impl Position {
     }
 
     #[cold]
-    fn en_passant_moves<S: MoveSink>(
-        &self,
-        us: Army,
-        from: Square,
-        en_passant_from: ArmySet,
-        king: Square,
-        cls: &[u16; 256],
-        sink: &mut S,
-    ) {
-        for owner in en_passant_from.iter() {
+    fn en_passant_moves<S: MoveSink>(&self, mover: &Mover<'_>, from: Square, sink: &mut S) {
+        let (us, king, cls) = (mover.army, mover.king, mover.cls);
+        for owner in mover.en_passant_from.iter() {
             let [skipped, landed] = self.en_passant[owner.index()];
             if skipped == 0 || owner == us {
                 continue;
@@ -475,13 +476,12 @@ impl Position {
 
     fn king_moves<S: MoveSink>(
         &self,
-        us: Army,
-        king: Square,
+        mover: &Mover<'_>,
         safety: &KingSafety,
         status: ArmyStatus,
-        cls: &[u16; 256],
         sink: &mut S,
     ) {
+        let (us, king, cls) = (mover.army, mover.king, mover.cls);
         for &d in &DIRECTIONS {
             let to = step(king, d);
             let f = cls[at(&self.cells, to) as usize];

@@ -433,7 +433,9 @@ impl Position {
     pub fn repetition_hash(&self) -> u64 {
         let mut hash = self.hash;
         for owner in Army::ALL {
-            let Some(ep) = self.en_passant(owner) else { continue };
+            let Some(ep) = self.en_passant(owner) else {
+                continue;
+            };
             // The armies still to move before the owner moves again may use the right.
             let mut army = self.turn;
             let mut usable = false;

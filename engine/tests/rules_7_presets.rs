@@ -1122,8 +1122,11 @@ fn duo_repetition_needs_the_same_seat_to_move() {
 /// capture, but the player it belongs to scores nothing more (choice where RULES.md leaves room).
 #[test]
 fn walking_kings_capture_but_score_nothing() {
-    let setup = cross("R", "rK h1, rN e1, bK a7, yN b8, yK g14, yN e14, gK n8, gN n5")
-        .status(Army::Blue, ArmyStatus::KingWalking);
+    let setup = cross(
+        "R",
+        "rK h1, rN e1, bK a7, yN b8, yK g14, yN e14, gK n8, gN n5",
+    )
+    .status(Army::Blue, ArmyStatus::KingWalking);
     let mut game = game_from(&setup, Preset::FfaWalkingKings);
     play(&mut game, "e1", "f3");
     let capture = mv(game.position(), "a7", "b8");
