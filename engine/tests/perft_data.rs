@@ -39,12 +39,19 @@ struct Case {
 }
 
 fn chess_rules() -> RuleSet {
-    RuleSet { friendly_capture: false, ..Preset::Duo.rules() }
+    RuleSet {
+        friendly_capture: false,
+        ..Preset::Duo.rules()
+    }
 }
 
 fn parse_rules(args: &str) -> Result<RuleSet, String> {
     let mut words = args.split_whitespace();
-    let preset: Preset = words.next().ok_or("rules needs a preset name")?.parse().map_err(|e| format!("{e}"))?;
+    let preset: Preset = words
+        .next()
+        .ok_or("rules needs a preset name")?
+        .parse()
+        .map_err(|e| format!("{e}"))?;
     let mut rules = preset.rules();
     for word in words {
         if let Some(value) = word.strip_prefix("promotion=") {
@@ -57,7 +64,9 @@ fn parse_rules(args: &str) -> Result<RuleSet, String> {
             continue;
         }
         if let Some(value) = word.strip_prefix("promotion-rank=") {
-            rules.promotion_rank = value.parse().map_err(|_| format!("bad promotion rank {value:?}"))?;
+            rules.promotion_rank = value
+                .parse()
+                .map_err(|_| format!("bad promotion rank {value:?}"))?;
             continue;
         }
         let (on, name) = match word.split_at_checked(1) {
@@ -95,27 +104,46 @@ fn parse_file(text: &str) -> Result<Vec<Case>, String> {
             "id" => next_name = Some(args.to_owned()),
             "fen" | "start" => {
                 let (source, rules) = if keyword == "fen" {
-                    (Source::Fen(args.parse().map_err(|e| at(format!("{e}")))?), chess_rules())
+                    (
+                        Source::Fen(args.parse().map_err(|e| at(format!("{e}")))?),
+                        chess_rules(),
+                    )
                 } else {
                     let preset: Preset = args.parse().map_err(|e| at(format!("{e}")))?;
                     (Source::Start, preset.rules())
                 };
                 let name = next_name.take().unwrap_or_else(|| raw.to_owned());
-                cases.push(Case { line, name, source, rules, expected: Vec::new() });
+                cases.push(Case {
+                    line,
+                    name,
+                    source,
+                    rules,
+                    expected: Vec::new(),
+                });
             }
             "rules" => {
-                let case = cases.last_mut().ok_or_else(|| at("rules before any position".into()))?;
+                let case = cases
+                    .last_mut()
+                    .ok_or_else(|| at("rules before any position".into()))?;
                 if !case.expected.is_empty() {
                     return Err(at("rules after perft lines".into()));
                 }
                 case.rules = parse_rules(args).map_err(at)?;
             }
             "perft" => {
-                let case = cases.last_mut().ok_or_else(|| at("perft before any position".into()))?;
+                let case = cases
+                    .last_mut()
+                    .ok_or_else(|| at("perft before any position".into()))?;
                 let mut nums = args.split_whitespace().map(str::parse::<u64>);
                 match (nums.next(), nums.next(), nums.next()) {
-                    (Some(Ok(depth)), Some(Ok(nodes)), None) => case.expected.push((line, depth as u32, nodes)),
-                    _ => return Err(at(format!("expected `perft <depth> <nodes>`, found {raw:?}"))),
+                    (Some(Ok(depth)), Some(Ok(nodes)), None) => {
+                        case.expected.push((line, depth as u32, nodes))
+                    }
+                    _ => {
+                        return Err(at(format!(
+                            "expected `perft <depth> <nodes>`, found {raw:?}"
+                        )));
+                    }
                 }
             }
             _ => return Err(at(format!("unknown keyword {keyword:?}"))),
@@ -136,8 +164,18 @@ fn run_file(file: &str, text: &str) {
             Source::Fen(fen) => fen.position(&case.rules),
             Source::Start => Position::new(&case.rules),
         }
-        .unwrap_or_else(|e| panic!("{file}:{}: {}: not a legal position: {e}", case.line, case.name));
-        assert!(!case.expected.is_empty(), "{file}:{}: {}: no perft lines", case.line, case.name);
+        .unwrap_or_else(|e| {
+            panic!(
+                "{file}:{}: {}: not a legal position: {e}",
+                case.line, case.name
+            )
+        });
+        assert!(
+            !case.expected.is_empty(),
+            "{file}:{}: {}: no perft lines",
+            case.line,
+            case.name
+        );
         for &(line, depth, nodes) in &case.expected {
             let got = perft(&mut pos, depth);
             total += got;
@@ -151,7 +189,11 @@ fn run_file(file: &str, text: &str) {
             }
         }
     }
-    println!("{file}: {} positions, {total} nodes in {:.2?}", cases.len(), started.elapsed());
+    println!(
+        "{file}: {} positions, {total} nodes in {:.2?}",
+        cases.len(),
+        started.elapsed()
+    );
     assert!(failures.is_empty(), "perft mismatches:\n{failures}");
 }
 
@@ -183,6 +225,7 @@ perft_files! {
     chess => "chess.perft",
     chess_tricky => "chess-tricky.perft",
     cross => "cross.perft",
+    duo => "duo.perft",
 }
 
 #[test]
@@ -193,7 +236,10 @@ fn the_format_is_checked() {
     assert!(parse_file("fen 8/8 w - - 0 1").is_err());
     assert!(parse_file("start teams\nperft 1 20\nrules teams").is_err());
     assert!(parse_file("start teams\nrules teams +nonsense").is_err());
-    let cases = parse_file("# c\n\nid x\nstart duo\nrules duo -friendly-capture promotion=minor\nperft 1 20\n").unwrap();
+    let cases = parse_file(
+        "# c\n\nid x\nstart duo\nrules duo -friendly-capture promotion=minor\nperft 1 20\n",
+    )
+    .unwrap();
     assert_eq!(cases.len(), 1);
     assert_eq!(cases[0].name, "x");
     assert!(!cases[0].rules.friendly_capture);

@@ -3,17 +3,24 @@
 //! First the reference is checked on its own: its start position is the one of RULES.md and the
 //! engine, and its perft matches the published counts (cross board and chess). Then both
 //! generators are run side by side over seeded random games of every preset, with options
-//! switched on and off: at every position they must produce the same set of moves, and the
-//! engine's make/unmake must agree with the reference's and restore the position exactly.
+//! switched on and off, and over seeded random positions (scattered pieces, castling and en
+//! passant rights, armies out or with walking kings): at every position they must produce the
+//! same set of moves, and the engine's make/unmake must agree with the reference's and restore
+//! the position exactly. Each test asserts which kinds of move it actually met (promotions, en
+//! passant, king captures…), so a change that stops them from coming up does not go unnoticed.
 
 mod reference;
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::fmt::Write as _;
 use std::time::Instant;
 
 use fourkings_engine::notation::Fen;
-use fourkings_engine::{Army, ArmyStatus, Format, Position, Preset, PromotionSet, Role, RuleSet, perft};
+use fourkings_engine::{
+    Army, ArmyStatus, BoardKind, Format, Piece, Position, Preset, PromotionSet, Role, RuleSet,
+    Setup, Square, perft,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reference::{RefBoard, RefKind, RefMove};
@@ -21,8 +28,12 @@ use reference::{RefBoard, RefKind, RefMove};
 /// The longest random game, in plies.
 const MAX_PLIES: usize = 300;
 
+/// Standard chess: Duo without friendly capture.
 fn chess() -> RuleSet {
-    RuleSet { friendly_capture: false, ..Preset::Duo.rules() }
+    RuleSet {
+        friendly_capture: false,
+        ..Preset::Duo.rules()
+    }
 }
 
 #[test]
@@ -30,7 +41,11 @@ fn the_reference_start_position_is_the_engines() {
     for preset in [Preset::Teams, Preset::TeamsHouse, Preset::Ffa] {
         let rules = preset.rules();
         let pos = Position::new(&rules).unwrap();
-        assert_eq!(RefBoard::from_position(&pos, &rules), RefBoard::cross_start(&rules), "{preset}");
+        assert_eq!(
+            RefBoard::from_position(&pos, &rules),
+            RefBoard::cross_start(&rules),
+            "{preset}"
+        );
     }
 }
 
@@ -39,8 +54,15 @@ fn reference_perft_from_the_cross_start() {
     let board = RefBoard::cross_start(&Preset::Teams.rules());
     for (depth, nodes) in [(1, 20), (2, 395), (3, 7800), (4, 152050)] {
         let started = Instant::now();
-        assert_eq!(board.perft(depth), nodes, "reference perft {depth} from the teams start");
-        println!("reference perft {depth} from the teams start: {nodes} in {:.2?}", started.elapsed());
+        assert_eq!(
+            board.perft(depth),
+            nodes,
+            "reference perft {depth} from the teams start"
+        );
+        println!(
+            "reference perft {depth} from the teams start: {nodes} in {:.2?}",
+            started.elapsed()
+        );
     }
 }
 
@@ -48,17 +70,45 @@ fn reference_perft_from_the_cross_start() {
 fn reference_perft_of_chess_positions() {
     // Published counts (Chess Programming Wiki, "Perft Results"); see tests/data/chess.perft.
     let cases: [(&str, u32, u64); 7] = [
-        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4, 197281),
-        ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97862),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            4,
+            197281,
+        ),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            3,
+            97862,
+        ),
         ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43238),
-        ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3, 9467),
-        ("r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1", 3, 9467),
-        ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3, 62379),
-        ("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 3, 89890),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            3,
+            9467,
+        ),
+        (
+            "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1",
+            3,
+            9467,
+        ),
+        (
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            3,
+            62379,
+        ),
+        (
+            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+            3,
+            89890,
+        ),
     ];
     for (text, depth, nodes) in cases {
         let pos = text.parse::<Fen>().unwrap().position(&chess()).unwrap();
-        assert_eq!(RefBoard::from_position(&pos, &chess()).perft(depth), nodes, "{text}, depth {depth}");
+        assert_eq!(
+            RefBoard::from_position(&pos, &chess()).perft(depth),
+            nodes,
+            "{text}, depth {depth}"
+        );
     }
 }
 
@@ -67,14 +117,30 @@ fn both_perfts_agree_where_no_count_is_published() {
     // Duo with friendly capture, and the cross-board presets, from their start positions.
     for (rules, depth) in [
         (Preset::Duo.rules(), 4),
-        (RuleSet { first: Army::BLACK, ..Preset::Duo.rules() }, 3),
+        (
+            RuleSet {
+                first: Army::BLACK,
+                ..Preset::Duo.rules()
+            },
+            3,
+        ),
         (Preset::TeamsHouse.rules(), 3),
         (Preset::Ffa.rules(), 3),
-        (RuleSet { first: Army::Green, ..Preset::Teams.rules() }, 3),
+        (
+            RuleSet {
+                first: Army::Green,
+                ..Preset::Teams.rules()
+            },
+            3,
+        ),
     ] {
         let mut pos = Position::new(&rules).unwrap();
         let reference = RefBoard::from_position(&pos, &rules).perft(depth);
-        assert_eq!(perft(&mut pos, depth), reference, "{rules:?}, depth {depth}");
+        assert_eq!(
+            perft(&mut pos, depth),
+            reference,
+            "{rules:?}, depth {depth}"
+        );
     }
 }
 
@@ -91,11 +157,18 @@ struct Variant {
 impl Variant {
     fn new(label: &'static str, rules: RuleSet, games: usize, seed: u64) -> Variant {
         rules.validate().unwrap_or_else(|e| panic!("{label}: {e}"));
-        Variant { label, rules, games, seed, walking: false }
+        Variant {
+            label,
+            rules,
+            games,
+            seed,
+            walking: false,
+        }
     }
 }
 
-/// What the random games went through, by name, to prove they covered what they should.
+/// What the random games or positions went through, by name, to prove they covered what they
+/// should.
 #[derive(Default)]
 struct Coverage {
     games: usize,
@@ -115,27 +188,37 @@ impl Coverage {
 
     fn require(&self, test: &str, kinds: &[&str]) {
         let missing: Vec<&&str> = kinds.iter().filter(|k| self.get(k) == 0).collect();
-        assert!(missing.is_empty(), "{test}: the random games never played {missing:?}; coverage: {:?}", self.seen);
+        assert!(
+            missing.is_empty(),
+            "{test}: never met {missing:?}; coverage: {:?}",
+            self.seen
+        );
     }
 
     fn forbid(&self, test: &str, kinds: &[&str]) {
         let present: Vec<&&str> = kinds.iter().filter(|k| self.get(k) > 0).collect();
-        assert!(present.is_empty(), "{test}: the rules forbid {present:?} but they were played; coverage: {:?}", self.seen);
+        assert!(
+            present.is_empty(),
+            "{test}: the rules forbid {present:?} but they came up; coverage: {:?}",
+            self.seen
+        );
     }
 }
 
 /// Everything needed to reproduce a failure.
-struct Trail<'a> {
-    variant: &'a Variant,
-    game: usize,
+struct Trail {
+    /// Where the position comes from: variant, seed and game.
+    origin: String,
+    rules: RuleSet,
+    /// The moves and status changes since the start.
     history: Vec<String>,
 }
 
-impl Trail<'_> {
+impl Trail {
     fn describe(&self, pos: &Position) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "variant {} (seed {}), game {}, ply {}", self.variant.label, self.variant.seed, self.game, self.history.len());
-        let _ = writeln!(s, "rules: {:?}", self.variant.rules);
+        let _ = writeln!(s, "{}, ply {}", self.origin, self.history.len());
+        let _ = writeln!(s, "rules: {:?}", self.rules);
         let _ = writeln!(s, "position:\n{pos:?}");
         let _ = writeln!(s, "setup: {:?}", pos.to_setup());
         let _ = writeln!(s, "moves and events so far: {}", self.history.join(", "));
@@ -151,7 +234,12 @@ fn compare(pos: &Position, rules: &RuleSet, trail: &Trail) -> Vec<RefMove> {
     let board = RefBoard::from_position(pos, rules);
     let reference = board.legal_moves();
     if engine != reference {
-        let only = |a: &[RefMove], b: &[RefMove]| a.iter().filter(|m| !b.contains(m)).map(|m| m.to_string()).collect::<Vec<_>>();
+        let only = |a: &[RefMove], b: &[RefMove]| {
+            a.iter()
+                .filter(|m| !b.contains(m))
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+        };
         let mut dups = engine.clone();
         dups.dedup();
         panic!(
@@ -163,24 +251,75 @@ fn compare(pos: &Position, rules: &RuleSet, trail: &Trail) -> Vec<RefMove> {
             dups.len(),
         );
     }
-    assert_eq!(pos.count_legal_moves(), engine.len(), "count_legal_moves\n{}", trail.describe(pos));
+    assert_eq!(
+        pos.count_legal_moves(),
+        engine.len(),
+        "count_legal_moves\n{}",
+        trail.describe(pos)
+    );
     for army in Army::ALL {
         if pos.status(army).takes_turns() {
-            assert_eq!(pos.is_check(army), board.in_check(army), "is_check({army})\n{}", trail.describe(pos));
+            assert_eq!(
+                pos.is_check(army),
+                board.in_check(army),
+                "is_check({army})\n{}",
+                trail.describe(pos)
+            );
         }
     }
-    assert_eq!(pos.hash(), pos.compute_hash(), "incremental hash\n{}", trail.describe(pos));
+    assert_eq!(
+        pos.hash(),
+        pos.compute_hash(),
+        "incremental hash\n{}",
+        trail.describe(pos)
+    );
     reference
+}
+
+/// Plays `mv` on `pos` and takes it back, checking the hash, that the position after it is the
+/// one the reference plays to, and that undo restores the position exactly.
+fn check_play(pos: &mut Position, board: &RefBoard, mv: RefMove, trail: &Trail) {
+    let before = pos.clone();
+    let undo = pos.play_unchecked(mv.to_move());
+    assert_eq!(
+        pos.hash(),
+        pos.compute_hash(),
+        "hash after {mv}\n{}",
+        trail.describe(&before)
+    );
+    let expected = board.play(mv);
+    let got = RefBoard::from_position(pos, &trail.rules);
+    if got != expected {
+        panic!(
+            "the engine and the reference disagree on the position after {mv}\n{}engine: {got:?}\nreference: {expected:?}",
+            trail.describe(&before)
+        );
+    }
+    pos.undo(undo);
+    assert!(
+        *pos == before,
+        "undo of {mv} did not restore the position\n{}",
+        trail.describe(&before)
+    );
 }
 
 /// Changes an army's status, checking the hash and that `undo_status` restores the position.
 fn set_status(pos: &mut Position, army: Army, status: ArmyStatus, trail: &mut Trail) {
     let before = pos.clone();
     let undo = pos.set_status(army, status);
-    assert_eq!(pos.hash(), pos.compute_hash(), "hash after set_status\n{}", trail.describe(pos));
+    assert_eq!(
+        pos.hash(),
+        pos.compute_hash(),
+        "hash after set_status\n{}",
+        trail.describe(pos)
+    );
     let after = pos.clone();
     pos.undo_status(undo);
-    assert!(*pos == before, "undo_status did not restore the position\n{}", trail.describe(pos));
+    assert!(
+        *pos == before,
+        "undo_status did not restore the position\n{}",
+        trail.describe(pos)
+    );
     *pos = after;
     trail.history.push(format!("[{army} {status:?}]"));
 }
@@ -198,11 +337,13 @@ fn weight(pos: &mut Position, mv: RefMove, pawn_push: u32, king_capture: bool) -
     let next = pos.turn();
     let opens_king_capture = king_capture
         && Army::ALL.into_iter().any(|victim| {
-        pos.is_enemy(next, victim)
-            && pos.king(victim).is_some_and(|k| {
-                pos.attackers(k, victim).into_iter().any(|s| pos.piece_at(s).is_some_and(|p| p.army == next))
-            })
-    });
+            pos.is_enemy(next, victim)
+                && pos.king(victim).is_some_and(|k| {
+                    pos.attackers(k, victim)
+                        .into_iter()
+                        .any(|s| pos.piece_at(s).is_some_and(|p| p.army == next))
+                })
+        });
     let gives_check = !pos.checked_armies().is_empty();
     pos.undo(undo);
     if opens_king_capture {
@@ -225,8 +366,18 @@ fn weight(pos: &mut Position, mv: RefMove, pawn_push: u32, king_capture: bool) -
     }
 }
 
-fn choose(pos: &mut Position, moves: &[RefMove], pawn_push: u32, king_capture: bool, rng: &mut ChaCha8Rng) -> RefMove {
-    let weights: Vec<u32> = moves.iter().map(|&m| weight(pos, m, pawn_push, king_capture)).collect();
+/// Picks one of `moves` at random, by [`weight`].
+fn choose(
+    pos: &mut Position,
+    moves: &[RefMove],
+    pawn_push: u32,
+    king_capture: bool,
+    rng: &mut ChaCha8Rng,
+) -> RefMove {
+    let weights: Vec<u32> = moves
+        .iter()
+        .map(|&m| weight(pos, m, pawn_push, king_capture))
+        .collect();
     let mut pick = rng.random_range(0..weights.iter().sum::<u32>());
     for (&mv, &w) in moves.iter().zip(&weights) {
         if pick < w {
@@ -249,7 +400,11 @@ fn record(pos: &Position, board: &RefBoard, mv: RefMove, cov: &mut Coverage) {
         RefKind::Normal => {}
     }
     if let Some(role) = mv.promotion {
-        cov.count(if role == Role::Queen { "promotion" } else { "underpromotion" });
+        cov.count(if role == Role::Queen {
+            "promotion"
+        } else {
+            "underpromotion"
+        });
         if mv.kind == RefKind::EnPassant {
             cov.count("en passant promotion");
         }
@@ -272,13 +427,34 @@ fn record(pos: &Position, board: &RefBoard, mv: RefMove, cov: &mut Coverage) {
     }
 }
 
+/// Counts positions where the army to move is in check, and in double check.
+fn note_checks(pos: &Position, cov: &mut Coverage) {
+    let us = pos.turn();
+    if let Some(king) = pos.king(us).filter(|_| pos.is_check(us)) {
+        cov.count("position in check");
+        if pos.attackers(king, us).len() >= 2 {
+            cov.count("position in double check");
+        }
+    }
+}
+
 /// Plays `variant.games` random games, comparing the generators at every position.
 fn play_games(variant: &Variant, cov: &mut Coverage) {
     let rules = variant.rules;
     let ffa = rules.format == Format::FreeForAll;
     for game in 0..variant.games {
-        let mut rng = ChaCha8Rng::seed_from_u64(variant.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ game as u64);
-        let mut trail = Trail { variant, game, history: Vec::new() };
+        let mut rng = ChaCha8Rng::seed_from_u64(
+            variant.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ game as u64,
+        );
+        let origin = format!(
+            "variant {} (seed {}), game {game}",
+            variant.label, variant.seed
+        );
+        let mut trail = Trail {
+            origin,
+            rules,
+            history: Vec::new(),
+        };
         let mut pos = Position::new(&rules).unwrap();
         // Some games push pawns hard, so that promotions and en passant come up.
         let pawn_push = if rng.random_bool(0.5) { 12 } else { 3 };
@@ -290,9 +466,7 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
             let moves = compare(&pos, &rules, &trail);
             cov.positions += 1;
             cov.moves += moves.len();
-            if pos.is_check(pos.turn()) {
-                cov.count("position in check");
-            }
+            note_checks(&pos, cov);
             if moves.is_empty() {
                 if !ffa {
                     break;
@@ -305,7 +479,10 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
             }
             if variant.walking && rng.random_bool(1.0 / 40.0) {
                 // A resignation: the resigner's king walks on.
-                let playing: Vec<Army> = Army::ALL.into_iter().filter(|&a| pos.status(a) == ArmyStatus::Playing).collect();
+                let playing: Vec<Army> = Army::ALL
+                    .into_iter()
+                    .filter(|&a| pos.status(a) == ArmyStatus::Playing)
+                    .collect();
                 if playing.len() > 1 {
                     let army = playing[rng.random_range(0..playing.len())];
                     cov.count("king starts walking");
@@ -316,24 +493,9 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
             let board = RefBoard::from_position(&pos, &rules);
             let mv = choose(&mut pos, &moves, pawn_push, rules.king_capture, &mut rng);
             record(&pos, &board, mv, cov);
-
+            check_play(&mut pos, &board, mv, &trail);
             trail.history.push(mv.to_string());
-
-            let before = pos.clone();
             let undo = pos.play_unchecked(mv.to_move());
-            assert_eq!(pos.hash(), pos.compute_hash(), "hash after {mv}\n{}", trail.describe(&before));
-            let expected = board.play(mv);
-            if RefBoard::from_position(&pos, &rules) != expected {
-                panic!(
-                    "the engine and the reference disagree on the position after {mv}\n{}engine: {:?}\nreference: {expected:?}",
-                    trail.describe(&before),
-                    RefBoard::from_position(&pos, &rules)
-                );
-            }
-            let after = pos.clone();
-            pos.undo(undo);
-            assert!(pos == before, "undo of {mv} did not restore the position\n{}", trail.describe(&before));
-            pos = after;
 
             if let Some(victim) = undo.captured().filter(|p| p.role == Role::King) {
                 if !ffa {
@@ -346,6 +508,7 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
     }
 }
 
+/// Plays every variant's games and prints what they covered.
 fn run(test: &str, variants: &[Variant]) -> Coverage {
     let started = Instant::now();
     let mut cov = Coverage::default();
@@ -360,7 +523,11 @@ fn run(test: &str, variants: &[Variant]) -> Coverage {
         started.elapsed(),
         cov.seen
     );
-    assert!(cov.positions >= 1000, "{test}: only {} positions", cov.positions);
+    assert!(
+        cov.positions >= 1000,
+        "{test}: only {} positions",
+        cov.positions
+    );
     cov
 }
 
@@ -371,13 +538,49 @@ fn random_games_teams() {
         "teams",
         &[
             Variant::new("teams", teams, 30, 1),
-            Variant::new("teams, Green first", RuleSet { first: Army::Green, ..teams }, 10, 2),
-            Variant::new("teams, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..teams }, 15, 3),
-            Variant::new("teams, promotion on the 8th", RuleSet { promotion_rank: 8, ..teams }, 15, 4),
-            Variant::new("teams, breakthrough", RuleSet { pawn_breakthrough: true, ..teams }, 15, 5),
+            Variant::new(
+                "teams, Green first",
+                RuleSet {
+                    first: Army::Green,
+                    ..teams
+                },
+                10,
+                2,
+            ),
+            Variant::new(
+                "teams, minor promotion",
+                RuleSet {
+                    promotion: PromotionSet::Minor,
+                    ..teams
+                },
+                15,
+                3,
+            ),
+            Variant::new(
+                "teams, promotion on the 8th",
+                RuleSet {
+                    promotion_rank: 8,
+                    ..teams
+                },
+                15,
+                4,
+            ),
+            Variant::new(
+                "teams, breakthrough",
+                RuleSet {
+                    pawn_breakthrough: true,
+                    ..teams
+                },
+                15,
+                5,
+            ),
             Variant::new(
                 "teams, no castling or en passant",
-                RuleSet { castling: false, en_passant: false, ..teams },
+                RuleSet {
+                    castling: false,
+                    en_passant: false,
+                    ..teams
+                },
                 10,
                 6,
             ),
@@ -385,7 +588,15 @@ fn random_games_teams() {
     );
     cov.require(
         "teams",
-        &["promotion", "underpromotion", "en passant", "castle", "king capture", "breakthrough", "position in check"],
+        &[
+            "promotion",
+            "underpromotion",
+            "en passant",
+            "castle",
+            "king capture",
+            "breakthrough",
+            "position in check",
+        ],
     );
     cov.forbid("teams", &["friendly capture", "capture of a grey piece"]);
 }
@@ -397,10 +608,21 @@ fn random_games_teams_house_and_classic() {
         "teams-house",
         &[
             Variant::new("teams-house", house, 25, 11),
-            Variant::new("teams-house, breakthrough", RuleSet { pawn_breakthrough: true, ..house }, 10, 12),
+            Variant::new(
+                "teams-house, breakthrough",
+                RuleSet {
+                    pawn_breakthrough: true,
+                    ..house
+                },
+                10,
+                12,
+            ),
         ],
     );
-    cov.require("teams-house", &["promotion", "breakthrough", "position in check"]);
+    cov.require(
+        "teams-house",
+        &["promotion", "breakthrough", "position in check"],
+    );
     cov.forbid("teams-house", &["en passant", "castle", "king capture"]);
 
     let classic = Preset::TeamsClassic.rules();
@@ -408,10 +630,21 @@ fn random_games_teams_house_and_classic() {
         "teams-classic",
         &[
             Variant::new("teams-classic", classic, 25, 21),
-            Variant::new("teams-classic, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..classic }, 10, 22),
+            Variant::new(
+                "teams-classic, minor promotion",
+                RuleSet {
+                    promotion: PromotionSet::Minor,
+                    ..classic
+                },
+                10,
+                22,
+            ),
         ],
     );
-    cov.require("teams-classic", &["promotion", "underpromotion", "castle", "king capture"]);
+    cov.require(
+        "teams-classic",
+        &["promotion", "underpromotion", "castle", "king capture"],
+    );
     cov.forbid("teams-classic", &["en passant"]);
 }
 
@@ -422,10 +655,22 @@ fn random_games_ffa() {
         "ffa",
         &[
             Variant::new("ffa", ffa, 30, 31),
-            Variant::new("ffa, no king capture", RuleSet { king_capture: false, ..ffa }, 10, 32),
+            Variant::new(
+                "ffa, no king capture",
+                RuleSet {
+                    king_capture: false,
+                    ..ffa
+                },
+                10,
+                32,
+            ),
             Variant::new(
                 "ffa, all promotions on the 11th",
-                RuleSet { promotion: PromotionSet::All, promotion_rank: 11, ..ffa },
+                RuleSet {
+                    promotion: PromotionSet::All,
+                    promotion_rank: 11,
+                    ..ffa
+                },
                 10,
                 33,
             ),
@@ -433,7 +678,15 @@ fn random_games_ffa() {
     );
     cov.require(
         "ffa",
-        &["promotion", "underpromotion", "en passant", "castle", "king capture", "elimination", "capture of a grey piece"],
+        &[
+            "promotion",
+            "underpromotion",
+            "en passant",
+            "castle",
+            "king capture",
+            "elimination",
+            "capture of a grey piece",
+        ],
     );
 }
 
@@ -441,16 +694,35 @@ fn random_games_ffa() {
 fn random_games_ffa_walking_kings() {
     let walking = Preset::FfaWalkingKings.rules();
     let variants = [
-        Variant { walking: true, ..Variant::new("ffa-walking-kings", walking, 30, 41) },
         Variant {
             walking: true,
-            ..Variant::new("ffa-walking-kings, en passant", RuleSet { en_passant: true, ..walking }, 10, 42)
+            ..Variant::new("ffa-walking-kings", walking, 30, 41)
+        },
+        Variant {
+            walking: true,
+            ..Variant::new(
+                "ffa-walking-kings, en passant",
+                RuleSet {
+                    en_passant: true,
+                    ..walking
+                },
+                10,
+                42,
+            )
         },
     ];
     let cov = run("ffa-walking-kings", &variants);
     cov.require(
         "ffa-walking-kings",
-        &["promotion", "castle", "king capture", "elimination", "king starts walking", "walking king move", "en passant"],
+        &[
+            "promotion",
+            "castle",
+            "king capture",
+            "elimination",
+            "king starts walking",
+            "walking king move",
+            "en passant",
+        ],
     );
 }
 
@@ -461,15 +733,313 @@ fn random_games_duo() {
         "duo",
         &[
             Variant::new("duo", duo, 30, 51),
-            Variant::new("duo, Black first", RuleSet { first: Army::BLACK, ..duo }, 10, 52),
+            Variant::new(
+                "duo, Black first",
+                RuleSet {
+                    first: Army::BLACK,
+                    ..duo
+                },
+                10,
+                52,
+            ),
             Variant::new("chess (no friendly capture)", chess(), 20, 53),
-            Variant::new("duo, minor promotion", RuleSet { promotion: PromotionSet::Minor, ..duo }, 10, 54),
-            Variant::new("duo, no castling or en passant", RuleSet { castling: false, en_passant: false, ..duo }, 10, 55),
+            Variant::new(
+                "duo, minor promotion",
+                RuleSet {
+                    promotion: PromotionSet::Minor,
+                    ..duo
+                },
+                10,
+                54,
+            ),
+            Variant::new(
+                "duo, no castling or en passant",
+                RuleSet {
+                    castling: false,
+                    en_passant: false,
+                    ..duo
+                },
+                10,
+                55,
+            ),
         ],
     );
     cov.require(
         "duo",
-        &["promotion", "underpromotion", "en passant", "castle", "friendly capture", "position in check"],
+        &[
+            "promotion",
+            "underpromotion",
+            "en passant",
+            "castle",
+            "friendly capture",
+            "position in check",
+        ],
     );
     cov.forbid("duo", &["king capture"]);
+}
+
+/// The step forward of `army`'s pawns, as `(files, ranks)`.
+fn forward(army: Army) -> (i8, i8) {
+    match army {
+        Army::Red => (0, 1),
+        Army::Blue => (1, 0),
+        Army::Yellow => (0, -1),
+        Army::Green => (-1, 0),
+    }
+}
+
+/// How many ranks `sq` lies in front of `army`'s back rank.
+fn own_rank(board: BoardKind, army: Army, sq: Square) -> i8 {
+    let last = board.size() as i8 - 1;
+    let (f, r) = (sq.file() as i8, sq.rank() as i8);
+    match army {
+        Army::Red => r,
+        Army::Blue => f,
+        Army::Yellow => last - r,
+        Army::Green => last - f,
+    }
+}
+
+/// The square `(df, dr)` away from `sq`, if it is on `board`.
+fn offset(board: BoardKind, sq: Square, (df, dr): (i8, i8)) -> Option<Square> {
+    let (f, r) = (sq.file() as i8 + df, sq.rank() as i8 + dr);
+    if f < 0 || r < 0 {
+        return None;
+    }
+    Square::new(f as u8, r as u8).filter(|&s| board.contains(s))
+}
+
+/// A random position under `rules`: kings and a few pieces scattered over the board, some armies
+/// with king and rooks at home and castling rights, open en passant rights with a pawn ready to
+/// take, and in free-for-all armies that are out or whose kings walk. It may be one no game can
+/// reach; both generators must still agree on it.
+fn random_setup(rules: &RuleSet, rng: &mut ChaCha8Rng) -> Setup {
+    let board = rules.board();
+    let armies: Vec<Army> = board.armies().iter().collect();
+    let squares: Vec<Square> = board.squares().collect();
+    let mut setup = Setup::start(board, rules.first);
+    let homes = std::mem::take(&mut setup.pieces);
+    let mut pieces: BTreeMap<Square, Piece> = BTreeMap::new();
+    let promotion_line = rules.promotion_rank as i8 - 1;
+    let pawn_fits = |army: Army, sq: Square| {
+        let r = own_rank(board, army, sq);
+        r >= 1 && (r < promotion_line || rules.pawn_breakthrough)
+    };
+    if rules.format == Format::FreeForAll {
+        for &army in &armies {
+            setup.status[army] = match rng.random_range(0..10) {
+                0 | 1 => ArmyStatus::KingWalking,
+                2 | 3 => ArmyStatus::Out,
+                _ => ArmyStatus::Playing,
+            };
+        }
+    }
+    let turning: Vec<Army> = armies
+        .iter()
+        .copied()
+        .filter(|&a| setup.status[a].takes_turns())
+        .collect();
+    setup.turn = match turning.len() {
+        0 => {
+            setup.status[rules.first] = ArmyStatus::Playing;
+            rules.first
+        }
+        n => turning[rng.random_range(0..n)],
+    };
+    for &army in &armies {
+        let at_home = rng.random_bool(0.4);
+        if at_home {
+            for &(sq, piece) in &homes {
+                if piece.army == army && matches!(piece.role, Role::King | Role::Rook) {
+                    pieces.insert(sq, piece);
+                }
+            }
+            setup.castling[army] = [rng.random_bool(0.7), rng.random_bool(0.7)];
+        } else {
+            setup.castling[army] = [false, false];
+            // An army that is out may have lost its king.
+            if setup.status[army].takes_turns() || rng.random_bool(0.5) {
+                loop {
+                    let sq = squares[rng.random_range(0..squares.len())];
+                    if let Entry::Vacant(cell) = pieces.entry(sq) {
+                        cell.insert(Piece::new(army, Role::King));
+                        break;
+                    }
+                }
+            }
+        }
+        for _ in 0..rng.random_range(0..=14) {
+            let sq = squares[rng.random_range(0..squares.len())];
+            let role = [
+                Role::Pawn,
+                Role::Pawn,
+                Role::Pawn,
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen,
+            ][rng.random_range(0..7)];
+            if pieces.contains_key(&sq) || (role == Role::Pawn && !pawn_fits(army, sq)) {
+                continue;
+            }
+            let promoted = role != Role::Pawn && rng.random_bool(0.1);
+            pieces.insert(
+                sq,
+                Piece {
+                    army,
+                    role,
+                    promoted,
+                },
+            );
+        }
+    }
+    if rules.en_passant {
+        for &owner in &armies {
+            if owner == setup.turn || !rng.random_bool(0.6) {
+                continue;
+            }
+            // A pawn just double-stepped to `landed`, and maybe a pawn of the mover ready to take it.
+            let landed = squares[rng.random_range(0..squares.len())];
+            let (ff, fr) = forward(owner);
+            let Some(skipped) = offset(board, landed, (-ff, -fr)) else {
+                continue;
+            };
+            if own_rank(board, owner, skipped) != 2
+                || pieces.contains_key(&landed)
+                || pieces.contains_key(&skipped)
+            {
+                continue;
+            }
+            pieces.insert(landed, Piece::new(owner, Role::Pawn));
+            setup.en_passant[owner] = Some(fourkings_engine::EnPassant { skipped, landed });
+            let taker = setup.turn;
+            let (tf, tr) = forward(taker);
+            let side = if rng.random_bool(0.5) {
+                (tr, tf)
+            } else {
+                (-tr, -tf)
+            };
+            if let Some(from) = offset(board, skipped, (-tf - side.0, -tr - side.1)) {
+                if !pieces.contains_key(&from) && pawn_fits(taker, from) && rng.random_bool(0.8) {
+                    pieces.insert(from, Piece::new(taker, Role::Pawn));
+                }
+            }
+        }
+    }
+    setup.pieces = pieces.into_iter().collect();
+    setup
+}
+
+/// Compares the generators on random positions, and plays and takes back every legal move.
+fn random_positions(label: &str, rules: RuleSet, count: usize, seed: u64) -> Coverage {
+    let started = Instant::now();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut cov = Coverage::default();
+    let mut rejected = 0;
+    while cov.positions < count {
+        let setup = random_setup(&rules, &mut rng);
+        let Ok(mut pos) = Position::from_setup(&setup, &rules) else {
+            rejected += 1;
+            continue;
+        };
+        let trail = Trail {
+            origin: format!("{label}: random position {} (seed {seed})", cov.positions),
+            rules,
+            history: Vec::new(),
+        };
+        let moves = compare(&pos, &rules, &trail);
+        let board = RefBoard::from_position(&pos, &rules);
+        cov.positions += 1;
+        cov.moves += moves.len();
+        note_checks(&pos, &mut cov);
+        for &mv in &moves {
+            record(&pos, &board, mv, &mut cov);
+            check_play(&mut pos, &board, mv, &trail);
+        }
+    }
+    println!(
+        "{label}: {} random positions ({rejected} setups rejected), {} moves compared and played in {:.2?}; legal moves seen {:?}",
+        cov.positions,
+        cov.moves,
+        started.elapsed(),
+        cov.seen
+    );
+    cov
+}
+
+#[test]
+fn random_positions_cross_board() {
+    let teams = Preset::Teams.rules();
+    let cov = random_positions("teams", teams, 8000, 61);
+    cov.require(
+        "teams",
+        &[
+            "en passant",
+            "en passant promotion",
+            "castle",
+            "king capture",
+            "promotion",
+            "underpromotion",
+            "position in double check",
+        ],
+    );
+    random_positions("teams-house", Preset::TeamsHouse.rules(), 2000, 62)
+        .forbid("teams-house", &["en passant", "castle", "king capture"]);
+    random_positions(
+        "teams, breakthrough",
+        RuleSet {
+            pawn_breakthrough: true,
+            ..teams
+        },
+        2000,
+        63,
+    )
+    .require("teams, breakthrough", &["breakthrough"]);
+    let ffa = Preset::Ffa.rules();
+    let cov = random_positions("ffa", ffa, 8000, 64);
+    cov.require(
+        "ffa",
+        &[
+            "en passant",
+            "en passant promotion",
+            "castle",
+            "king capture",
+            "walking king move",
+            "capture of a grey piece",
+            "position in double check",
+        ],
+    );
+    random_positions(
+        "ffa-walking-kings",
+        Preset::FfaWalkingKings.rules(),
+        3000,
+        65,
+    );
+    random_positions(
+        "ffa, all promotions, no king capture",
+        RuleSet {
+            promotion: PromotionSet::All,
+            king_capture: false,
+            ..ffa
+        },
+        2000,
+        66,
+    );
+}
+
+#[test]
+fn random_positions_classic_board() {
+    let cov = random_positions("duo", Preset::Duo.rules(), 8000, 71);
+    cov.require(
+        "duo",
+        &[
+            "en passant",
+            "castle",
+            "promotion",
+            "underpromotion",
+            "friendly capture",
+            "position in double check",
+        ],
+    );
+    random_positions("chess", chess(), 8000, 72).forbid("chess", &["friendly capture"]);
 }

@@ -66,7 +66,9 @@ pub enum ParseFenError {
     #[error("the piece placement has {0} ranks separated by '/', not 8")]
     RankCount(usize),
     /// One rank of the piece placement is not eight squares of pieces and empty runs.
-    #[error("rank {rank} of the piece placement, {text:?}, is not 8 squares of pieces (PNBRQK, pnbrqk) and empty runs (1-8)")]
+    #[error(
+        "rank {rank} of the piece placement, {text:?}, is not 8 squares of pieces (PNBRQK, pnbrqk) and empty runs (1-8)"
+    )]
     Placement {
         /// The rank as a chess player names it, 1–8 (the first rank written is 8).
         rank: u8,
@@ -81,7 +83,9 @@ pub enum ParseFenError {
     Castling(String),
     /// The en passant field is not `-` or a square on the rank a double step of the side that
     /// just moved skips (rank 3 when Black is to move, rank 6 when White is).
-    #[error("the en passant square {0:?} is not - or a square on the rank the last double step skipped")]
+    #[error(
+        "the en passant square {0:?} is not - or a square on the rank the last double step skipped"
+    )]
     EnPassant(String),
     /// The halfmove clock is not a number from 0 to 65535.
     #[error("the halfmove clock {0:?} is not a number from 0 to 65535")]
@@ -95,7 +99,10 @@ impl Fen {
     /// The FEN of a position on the classic board, with the given fullmove number; `None` for a
     /// position on the cross board, which has no FEN (see FEN4).
     pub fn from_position(pos: &Position, fullmove: u32) -> Option<Fen> {
-        (pos.board() == BoardKind::Classic).then(|| Fen { setup: pos.to_setup(), fullmove })
+        (pos.board() == BoardKind::Classic).then(|| Fen {
+            setup: pos.to_setup(),
+            fullmove,
+        })
     }
 
     /// Checks the setup and makes it a position under `rules` (which must be a Duo rule set).
@@ -106,25 +113,44 @@ impl Fen {
 
 /// The other side of the classic board.
 fn other(side: Army) -> Army {
-    if side == Army::WHITE { Army::BLACK } else { Army::WHITE }
+    if side == Army::WHITE {
+        Army::BLACK
+    } else {
+        Army::WHITE
+    }
 }
 
 /// The FEN letter of a piece: upper case for White, lower case for Black.
 fn piece_char(piece: Piece) -> char {
     let c = piece.role.upper_char();
-    if piece.army == Army::WHITE { c } else { c.to_ascii_lowercase() }
+    if piece.army == Army::WHITE {
+        c
+    } else {
+        c.to_ascii_lowercase()
+    }
 }
 
 /// The piece a FEN letter stands for.
 fn char_piece(c: char) -> Option<Piece> {
     let role = Role::from_char(c)?;
-    let army = if c.is_ascii_uppercase() { Army::WHITE } else { Army::BLACK };
+    let army = if c.is_ascii_uppercase() {
+        Army::WHITE
+    } else {
+        Army::BLACK
+    };
     Some(Piece::new(army, role))
 }
 
 /// Reads one rank of the placement (`rank` 0-based, from White's side).
-fn parse_rank(text: &str, rank: u8, pieces: &mut Vec<(Square, Piece)>) -> Result<(), ParseFenError> {
-    let err = || ParseFenError::Placement { rank: rank + 1, text: text.to_owned() };
+fn parse_rank(
+    text: &str,
+    rank: u8,
+    pieces: &mut Vec<(Square, Piece)>,
+) -> Result<(), ParseFenError> {
+    let err = || ParseFenError::Placement {
+        rank: rank + 1,
+        text: text.to_owned(),
+    };
     let mut file = 0u8;
     for c in text.chars() {
         if let Some(run) = c.to_digit(10) {
@@ -173,7 +199,11 @@ fn parse_castling(text: &str) -> Result<ByArmy<[bool; 2]>, ParseFenError> {
 }
 
 /// Reads the en passant field: the right of the side not to move, if its pawn is there.
-fn parse_en_passant(text: &str, turn: Army, pieces: &[(Square, Piece)]) -> Result<Option<EnPassant>, ParseFenError> {
+fn parse_en_passant(
+    text: &str,
+    turn: Army,
+    pieces: &[(Square, Piece)],
+) -> Result<Option<EnPassant>, ParseFenError> {
     if text == "-" {
         return Ok(None);
     }
@@ -185,14 +215,20 @@ fn parse_en_passant(text: &str, turn: Army, pieces: &[(Square, Piece)]) -> Resul
     let file = bytes[0] - b'a';
     let owner = other(turn);
     // White skips rank 3 and lands on rank 4; Black skips rank 6 and lands on rank 5.
-    let (skipped_rank, landed_rank) = if owner == Army::WHITE { (b'3', 3) } else { (b'6', 4) };
+    let (skipped_rank, landed_rank) = if owner == Army::WHITE {
+        (b'3', 3)
+    } else {
+        (b'6', 4)
+    };
     if bytes[1] != skipped_rank {
         return Err(err());
     }
     let skipped = Square::new(file, skipped_rank - b'1').ok_or_else(err)?;
     let landed = Square::new(file, landed_rank).ok_or_else(err)?;
     let pawn = Piece::new(owner, Role::Pawn);
-    Ok(pieces.contains(&(landed, pawn)).then_some(EnPassant { skipped, landed }))
+    Ok(pieces
+        .contains(&(landed, pawn))
+        .then_some(EnPassant { skipped, landed }))
 }
 
 impl FromStr for Fen {
@@ -223,7 +259,8 @@ impl FromStr for Fen {
         en_passant[other(turn)] = parse_en_passant(fields[3], turn, &pieces)?;
         let (halfmove_clock, fullmove) = match fields.get(4..6) {
             Some(&[half, full]) => (
-                half.parse::<u16>().map_err(|_| ParseFenError::Halfmove(half.to_owned()))?,
+                half.parse::<u16>()
+                    .map_err(|_| ParseFenError::Halfmove(half.to_owned()))?,
                 full.parse::<u32>()
                     .ok()
                     .filter(|&n| n >= 1)
@@ -238,7 +275,13 @@ impl FromStr for Fen {
             turn,
             castling,
             en_passant,
-            status: ByArmy::from_fn(|a| if classic.contains(a) { ArmyStatus::Playing } else { ArmyStatus::Absent }),
+            status: ByArmy::from_fn(|a| {
+                if classic.contains(a) {
+                    ArmyStatus::Playing
+                } else {
+                    ArmyStatus::Absent
+                }
+            }),
             points: ByArmy::default(),
             halfmove_clock,
         };
@@ -253,7 +296,10 @@ impl fmt::Display for Fen {
         let setup = &self.setup;
         let mut grid = [[None; 8]; 8];
         for &(sq, piece) in &setup.pieces {
-            if sq.file() < 8 && sq.rank() < 8 && (piece.army == Army::WHITE || piece.army == Army::BLACK) {
+            if sq.file() < 8
+                && sq.rank() < 8
+                && (piece.army == Army::WHITE || piece.army == Army::BLACK)
+            {
                 grid[sq.rank() as usize][sq.file() as usize] = Some(piece);
             }
         }
@@ -278,8 +324,17 @@ impl fmt::Display for Fen {
                 f.write_char('/')?;
             }
         }
-        f.write_str(if setup.turn == Army::BLACK { " b " } else { " w " })?;
-        let rights = [(Army::WHITE, 0, 'K'), (Army::WHITE, 1, 'Q'), (Army::BLACK, 0, 'k'), (Army::BLACK, 1, 'q')];
+        f.write_str(if setup.turn == Army::BLACK {
+            " b "
+        } else {
+            " w "
+        })?;
+        let rights = [
+            (Army::WHITE, 0, 'K'),
+            (Army::WHITE, 1, 'Q'),
+            (Army::BLACK, 0, 'k'),
+            (Army::BLACK, 1, 'q'),
+        ];
         let mut any = false;
         for (army, side, c) in rights {
             if setup.castling[army][side] {
@@ -304,7 +359,10 @@ mod tests {
     use crate::rules::Preset;
 
     fn chess() -> RuleSet {
-        RuleSet { friendly_capture: false, ..Preset::Duo.rules() }
+        RuleSet {
+            friendly_capture: false,
+            ..Preset::Duo.rules()
+        }
     }
 
     fn sq(name: &str) -> Square {
@@ -338,33 +396,61 @@ mod tests {
             let fen: Fen = text.parse().unwrap();
             assert_eq!(fen.to_string(), text);
             let pos = fen.position(&chess()).unwrap();
-            assert_eq!(Fen::from_position(&pos, fen.fullmove).unwrap(), fen, "{text}");
+            assert_eq!(
+                Fen::from_position(&pos, fen.fullmove).unwrap(),
+                fen,
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn the_en_passant_square_belongs_to_the_side_not_to_move() {
-        let fen: Fen = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3".parse().unwrap();
-        let ep = EnPassant { skipped: sq("f6"), landed: sq("f5") };
+        let fen: Fen = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"
+            .parse()
+            .unwrap();
+        let ep = EnPassant {
+            skipped: sq("f6"),
+            landed: sq("f5"),
+        };
         assert_eq!(fen.setup.en_passant[Army::BLACK], Some(ep));
         assert_eq!(fen.setup.en_passant[Army::WHITE], None);
         let pos = fen.position(&chess()).unwrap();
-        assert!(pos.legal_moves().iter().any(|m| m.is_en_passant() && m.to() == sq("f6")));
+        assert!(
+            pos.legal_moves()
+                .iter()
+                .any(|m| m.is_en_passant() && m.to() == sq("f6"))
+        );
 
-        let fen: Fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1".parse().unwrap();
-        assert_eq!(fen.setup.en_passant[Army::WHITE], Some(EnPassant { skipped: sq("e3"), landed: sq("e4") }));
+        let fen: Fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            fen.setup.en_passant[Army::WHITE],
+            Some(EnPassant {
+                skipped: sq("e3"),
+                landed: sq("e4")
+            })
+        );
     }
 
     #[test]
     fn an_en_passant_square_without_its_pawn_is_ignored() {
-        let fen: Fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq e3 0 1".parse().unwrap();
+        let fen: Fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq e3 0 1"
+            .parse()
+            .unwrap();
         assert_eq!(fen.setup.en_passant, ByArmy::default());
-        assert_eq!(fen.to_string(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
+        assert_eq!(
+            fen.to_string(),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
+        );
     }
 
     #[test]
     fn move_counters_may_be_left_off() {
-        let fen: Fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -".parse().unwrap();
+        let fen: Fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+            .parse()
+            .unwrap();
         assert_eq!(fen.to_string(), START_FEN);
     }
 
@@ -387,10 +473,34 @@ mod tests {
             ("8/8/8/8/8/8/8/8 w - - 0 1 extra", FieldCount(7)),
             ("8/8/8/8/8/8/8 w - - 0 1", RankCount(7)),
             ("8/8/8/8/8/8/8/8/8 w - - 0 1", RankCount(9)),
-            ("8/8/8/8/8/8/8/7 w - - 0 1", Placement { rank: 1, text: "7".into() }),
-            ("9/8/8/8/8/8/8/8 w - - 0 1", Placement { rank: 8, text: "9".into() }),
-            ("8/8/ppppppppp/8/8/8/8/8 w - - 0 1", Placement { rank: 6, text: "ppppppppp".into() }),
-            ("8/8/8/8/3X4/8/8/8 w - - 0 1", Placement { rank: 4, text: "3X4".into() }),
+            (
+                "8/8/8/8/8/8/8/7 w - - 0 1",
+                Placement {
+                    rank: 1,
+                    text: "7".into(),
+                },
+            ),
+            (
+                "9/8/8/8/8/8/8/8 w - - 0 1",
+                Placement {
+                    rank: 8,
+                    text: "9".into(),
+                },
+            ),
+            (
+                "8/8/ppppppppp/8/8/8/8/8 w - - 0 1",
+                Placement {
+                    rank: 6,
+                    text: "ppppppppp".into(),
+                },
+            ),
+            (
+                "8/8/8/8/3X4/8/8/8 w - - 0 1",
+                Placement {
+                    rank: 4,
+                    text: "3X4".into(),
+                },
+            ),
             ("8/8/8/8/8/8/8/8 x - - 0 1", Turn("x".into())),
             ("8/8/8/8/8/8/8/8 w KK - 0 1", Castling("KK".into())),
             ("8/8/8/8/8/8/8/8 w KQa - 0 1", Castling("KQa".into())),

@@ -31,10 +31,12 @@
 
 use std::fmt;
 
-use fourkings_engine::{Army, ArmyStatus, CastleSide, Format, Move, MoveKind, Position, Role, RuleSet, Square};
+use fourkings_engine::{
+    Army, ArmyStatus, CastleSide, Format, Move, MoveKind, Position, Role, RuleSet, Square,
+};
 
 /// A piece on the reference board: army, role, promoted.
-pub(crate) type Cell = Option<(Army, Role, bool)>;
+type Cell = Option<(Army, Role, bool)>;
 
 /// The reference board's squares, indexed `[file][rank]`, 0-based.
 type Cells = [[Cell; 14]; 14];
@@ -76,7 +78,12 @@ impl RefMove {
             MoveKind::Castle(CastleSide::King) => RefKind::CastleKing,
             MoveKind::Castle(CastleSide::Queen) => RefKind::CastleQueen,
         };
-        RefMove { from: mv.from(), to: mv.to(), kind, promotion: mv.promotion() }
+        RefMove {
+            from: mv.from(),
+            to: mv.to(),
+            kind,
+            promotion: mv.promotion(),
+        }
     }
 
     /// The engine form of the move.
@@ -149,17 +156,47 @@ fn forward(army: Army) -> Xy {
     }
 }
 
-const KNIGHT: [Xy; 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
+const KNIGHT: [Xy; 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
 const ROOK_LINES: [Xy; 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
 const BISHOP_LINES: [Xy; 4] = [(1, 1), (1, -1), (-1, -1), (-1, 1)];
-const ALL_LINES: [Xy; 8] = [(0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (1, -1), (-1, -1), (-1, 1)];
+const ALL_LINES: [Xy; 8] = [
+    (0, 1),
+    (1, 0),
+    (0, -1),
+    (-1, 0),
+    (1, 1),
+    (1, -1),
+    (-1, -1),
+    (-1, 1),
+];
 
 /// The start position of the cross board, copied from the table in RULES.md section 2.
 const CROSS_START: [(Army, &str); 4] = [
-    (Army::Red, "d1 R e1 N f1 B g1 Q h1 K i1 B j1 N k1 R d2 P e2 P f2 P g2 P h2 P i2 P j2 P k2 P"),
-    (Army::Blue, "a11 R a10 N a9 B a8 Q a7 K a6 B a5 N a4 R b4 P b5 P b6 P b7 P b8 P b9 P b10 P b11 P"),
-    (Army::Yellow, "k14 R j14 N i14 B h14 Q g14 K f14 B e14 N d14 R d13 P e13 P f13 P g13 P h13 P i13 P j13 P k13 P"),
-    (Army::Green, "n4 R n5 N n6 B n7 Q n8 K n9 B n10 N n11 R m4 P m5 P m6 P m7 P m8 P m9 P m10 P m11 P"),
+    (
+        Army::Red,
+        "d1 R e1 N f1 B g1 Q h1 K i1 B j1 N k1 R d2 P e2 P f2 P g2 P h2 P i2 P j2 P k2 P",
+    ),
+    (
+        Army::Blue,
+        "a11 R a10 N a9 B a8 Q a7 K a6 B a5 N a4 R b4 P b5 P b6 P b7 P b8 P b9 P b10 P b11 P",
+    ),
+    (
+        Army::Yellow,
+        "k14 R j14 N i14 B h14 Q g14 K f14 B e14 N d14 R d13 P e13 P f13 P g13 P h13 P i13 P j13 P k13 P",
+    ),
+    (
+        Army::Green,
+        "n4 R n5 N n6 B n7 Q n8 K n9 B n10 N n11 R m4 P m5 P m6 P m7 P m8 P m9 P m10 P m11 P",
+    ),
 ];
 
 /// The reference board: pieces and every right that decides the moves.
@@ -183,7 +220,8 @@ impl RefBoard {
     pub(crate) fn from_position(pos: &Position, rules: &RuleSet) -> RefBoard {
         let mut cells: Cells = [[None; 14]; 14];
         for (sq, piece) in pos.pieces() {
-            cells[sq.file() as usize][sq.rank() as usize] = Some((piece.army, piece.role, piece.promoted));
+            cells[sq.file() as usize][sq.rank() as usize] =
+                Some((piece.army, piece.role, piece.promoted));
         }
         RefBoard {
             rules: *rules,
@@ -191,7 +229,12 @@ impl RefBoard {
             cells,
             turn: pos.turn(),
             status: ARMIES.map(|a| pos.status(a)),
-            castling: ARMIES.map(|a| [pos.can_castle(a, CastleSide::King), pos.can_castle(a, CastleSide::Queen)]),
+            castling: ARMIES.map(|a| {
+                [
+                    pos.can_castle(a, CastleSide::King),
+                    pos.can_castle(a, CastleSide::Queen),
+                ]
+            }),
             en_passant: ARMIES.map(|a| pos.en_passant(a).map(|ep| (xy(ep.skipped), xy(ep.landed)))),
             halfmove_clock: pos.halfmove_clock(),
         }
@@ -234,7 +277,7 @@ impl RefBoard {
             (0..8).contains(&f) && (0..8).contains(&r)
         } else {
             let inside = (0..14).contains(&f) && (0..14).contains(&r);
-            let corner = (f < 3 || f > 10) && (r < 3 || r > 10);
+            let corner = !(3..=10).contains(&f) && !(3..=10).contains(&r);
             inside && !corner
         }
     }
@@ -276,12 +319,18 @@ impl RefBoard {
         self.rules.format == Format::Teams
             && matches!(
                 (a, b),
-                (Army::Red, Army::Yellow) | (Army::Yellow, Army::Red) | (Army::Blue, Army::Green) | (Army::Green, Army::Blue)
+                (Army::Red, Army::Yellow)
+                    | (Army::Yellow, Army::Red)
+                    | (Army::Blue, Army::Green)
+                    | (Army::Green, Army::Blue)
             )
     }
 
     fn takes_turns(&self, army: Army) -> bool {
-        matches!(self.status[index(army)], ArmyStatus::Playing | ArmyStatus::KingWalking)
+        matches!(
+            self.status[index(army)],
+            ArmyStatus::Playing | ArmyStatus::KingWalking
+        )
     }
 
     /// Whether a piece of `role` of `army` moves and attacks.
@@ -307,7 +356,13 @@ impl RefBoard {
     }
 
     /// Whether the piece on `from` could capture on `target` by its pattern, on `cells`.
-    fn attacks(&self, cells: &Cells, from: Xy, (army, role, _): (Army, Role, bool), target: Xy) -> bool {
+    fn attacks(
+        &self,
+        cells: &Cells,
+        from: Xy,
+        (army, role, _): (Army, Role, bool),
+        target: Xy,
+    ) -> bool {
         let (df, dr) = (target.0 - from.0, target.1 - from.1);
         match role {
             Role::Pawn => {
@@ -345,8 +400,14 @@ impl RefBoard {
     fn attacked(&self, cells: &Cells, target: Xy, us: Army) -> bool {
         for f in 0..14 {
             for r in 0..14 {
-                let Some(piece @ (army, role, _)) = cells[f as usize][r as usize] else { continue };
-                if army != us && !self.partners(us, army) && self.live(army, role) && self.attacks(cells, (f, r), piece, target) {
+                let Some(piece @ (army, role, _)) = cells[f as usize][r as usize] else {
+                    continue;
+                };
+                if army != us
+                    && !self.partners(us, army)
+                    && self.live(army, role)
+                    && self.attacks(cells, (f, r), piece, target)
+                {
                     return true;
                 }
             }
@@ -355,7 +416,11 @@ impl RefBoard {
     }
 
     fn king_of(cells: &Cells, army: Army) -> Option<Xy> {
-        (0..14).flat_map(|f| (0..14).map(move |r| (f, r))).find(|&s| RefBoard::at(cells, s).is_some_and(|(a, role, _)| a == army && role == Role::King))
+        (0..14)
+            .flat_map(|f| (0..14).map(move |r| (f, r)))
+            .find(|&s| {
+                RefBoard::at(cells, s).is_some_and(|(a, role, _)| a == army && role == Role::King)
+            })
     }
 
     /// Whether `army`'s king is attacked by a live enemy.
@@ -366,12 +431,24 @@ impl RefBoard {
     /// Pushes a pawn move to `to`, once per promotion role if it lands on the promotion line.
     fn push_pawn(&self, us: Army, from: Xy, to: Xy, kind: RefKind, out: &mut Vec<RefMove>) {
         let (from, to_sq) = (square(from), square(to));
-        if self.own_rank(us, to) + 1 == self.rules.promotion_rank as i8 && !self.rules.pawn_breakthrough {
+        if self.own_rank(us, to) + 1 == self.rules.promotion_rank as i8
+            && !self.rules.pawn_breakthrough
+        {
             for &role in self.rules.promotion.roles() {
-                out.push(RefMove { from, to: to_sq, kind, promotion: Some(role) });
+                out.push(RefMove {
+                    from,
+                    to: to_sq,
+                    kind,
+                    promotion: Some(role),
+                });
             }
         } else {
-            out.push(RefMove { from, to: to_sq, kind, promotion: None });
+            out.push(RefMove {
+                from,
+                to: to_sq,
+                kind,
+                promotion: None,
+            });
         }
     }
 
@@ -382,16 +459,26 @@ impl RefBoard {
         if !self.takes_turns(us) {
             return out;
         }
-        let normal = |from: Xy, to: Xy| RefMove { from: square(from), to: square(to), kind: RefKind::Normal, promotion: None };
+        let normal = |from: Xy, to: Xy| RefMove {
+            from: square(from),
+            to: square(to),
+            kind: RefKind::Normal,
+            promotion: None,
+        };
         for f in 0..14i8 {
             for r in 0..14i8 {
                 let from = (f, r);
-                let Some((army, role, _)) = RefBoard::at(&self.cells, from) else { continue };
+                let Some((army, role, _)) = RefBoard::at(&self.cells, from) else {
+                    continue;
+                };
                 if army != us || !self.live(us, role) {
                     continue;
                 }
                 // A target a piece may land on: empty, or holding a piece it may capture.
-                let open = |to: Xy| self.exists(to) && RefBoard::at(&self.cells, to).is_none_or(|v| self.can_capture(us, v));
+                let open = |to: Xy| {
+                    self.exists(to)
+                        && RefBoard::at(&self.cells, to).is_none_or(|v| self.can_capture(us, v))
+                };
                 match role {
                     Role::Knight => {
                         for jump in KNIGHT {
@@ -447,8 +534,16 @@ impl RefBoard {
         if self.exists(one) && RefBoard::at(&self.cells, one).is_none() {
             self.push_pawn(us, from, one, RefKind::Normal, out);
             let two = add(one, (ff, fr));
-            if self.own_rank(us, from) == 1 && self.exists(two) && RefBoard::at(&self.cells, two).is_none() {
-                out.push(RefMove { from: square(from), to: square(two), kind: RefKind::DoubleStep, promotion: None });
+            if self.own_rank(us, from) == 1
+                && self.exists(two)
+                && RefBoard::at(&self.cells, two).is_none()
+            {
+                out.push(RefMove {
+                    from: square(from),
+                    to: square(two),
+                    kind: RefKind::DoubleStep,
+                    promotion: None,
+                });
             }
         }
         for to in [add(from, (ff + fr, fr + ff)), add(from, (ff - fr, fr - ff))] {
@@ -465,12 +560,16 @@ impl RefBoard {
                 continue;
             }
             for owner in ARMIES {
-                let Some((skipped, landed)) = self.en_passant[index(owner)] else { continue };
+                let Some((skipped, landed)) = self.en_passant[index(owner)] else {
+                    continue;
+                };
                 if owner == us || skipped != to {
                     continue;
                 }
                 let victim = RefBoard::at(&self.cells, landed);
-                if victim.is_some_and(|v @ (a, role, _)| a == owner && role == Role::Pawn && self.can_capture(us, v)) {
+                if victim.is_some_and(|v @ (a, role, _)| {
+                    a == owner && role == Role::Pawn && self.can_capture(us, v)
+                }) {
                     self.push_pawn(us, from, to, RefKind::EnPassant, out);
                 }
             }
@@ -479,14 +578,18 @@ impl RefBoard {
 
     fn castles(&self, us: Army, out: &mut Vec<RefMove>) {
         let (king, rooks) = self.castle_homes(us);
-        if !RefBoard::at(&self.cells, king).is_some_and(|(a, role, _)| a == us && role == Role::King) {
+        if !RefBoard::at(&self.cells, king)
+            .is_some_and(|(a, role, _)| a == us && role == Role::King)
+        {
             return;
         }
         for (side, rook) in rooks.into_iter().enumerate() {
             if !self.castling[index(us)][side] {
                 continue;
             }
-            if !RefBoard::at(&self.cells, rook).is_some_and(|(a, role, _)| a == us && role == Role::Rook) {
+            if !RefBoard::at(&self.cells, rook)
+                .is_some_and(|(a, role, _)| a == us && role == Role::Rook)
+            {
                 continue;
             }
             let step = ((rook.0 - king.0).signum(), (rook.1 - king.1).signum());
@@ -498,9 +601,22 @@ impl RefBoard {
             }
             let crossed = add(king, step);
             let landing = add(crossed, step);
-            if clear && [king, crossed, landing].iter().all(|&s| !self.attacked(&self.cells, s, us)) {
-                let kind = if side == 0 { RefKind::CastleKing } else { RefKind::CastleQueen };
-                out.push(RefMove { from: square(king), to: square(landing), kind, promotion: None });
+            if clear
+                && [king, crossed, landing]
+                    .iter()
+                    .all(|&s| !self.attacked(&self.cells, s, us))
+            {
+                let kind = if side == 0 {
+                    RefKind::CastleKing
+                } else {
+                    RefKind::CastleQueen
+                };
+                out.push(RefMove {
+                    from: square(king),
+                    to: square(landing),
+                    kind,
+                    promotion: None,
+                });
             }
         }
     }
@@ -509,7 +625,8 @@ impl RefBoard {
     fn cells_after(&self, mv: RefMove) -> Cells {
         let mut cells = self.cells;
         let (from, to) = (xy(mv.from), xy(mv.to));
-        let (army, role, promoted) = RefBoard::at(&cells, from).expect("a piece on the from-square");
+        let (army, role, promoted) =
+            RefBoard::at(&cells, from).expect("a piece on the from-square");
         RefBoard::set(&mut cells, from, None);
         match mv.kind {
             RefKind::CastleKing | RefKind::CastleQueen => {
@@ -521,7 +638,12 @@ impl RefBoard {
                 RefBoard::set(&mut cells, crossed, rook);
             }
             RefKind::EnPassant => {
-                let (_, landed) = self.en_passant.iter().flatten().find(|(skipped, _)| *skipped == to).expect("an open right");
+                let (_, landed) = self
+                    .en_passant
+                    .iter()
+                    .flatten()
+                    .find(|(skipped, _)| *skipped == to)
+                    .expect("an open right");
                 RefBoard::set(&mut cells, *landed, None);
             }
             RefKind::Normal | RefKind::DoubleStep => {}
@@ -536,7 +658,8 @@ impl RefBoard {
 
     /// Whether `mv` captures a king.
     fn captures_king(&self, mv: RefMove) -> bool {
-        mv.kind == RefKind::Normal && RefBoard::at(&self.cells, xy(mv.to)).is_some_and(|(_, role, _)| role == Role::King)
+        mv.kind == RefKind::Normal
+            && RefBoard::at(&self.cells, xy(mv.to)).is_some_and(|(_, role, _)| role == Role::King)
     }
 
     /// Whether `mv` lands on the mover's promotion line (for a pawn: promotes or breaks through).
@@ -580,7 +703,11 @@ impl RefBoard {
         };
         let mut next = self.clone();
         next.cells = self.cells_after(mv);
-        next.halfmove_clock = if captured || mover.1 == Role::Pawn { 0 } else { self.halfmove_clock.saturating_add(1) };
+        next.halfmove_clock = if captured || mover.1 == Role::Pawn {
+            0
+        } else {
+            self.halfmove_clock.saturating_add(1)
+        };
         if mv.kind == RefKind::DoubleStep {
             next.en_passant[index(us)] = Some((add(from, forward(us)), to));
         }
@@ -606,8 +733,10 @@ impl RefBoard {
         next
     }
 
-    /// Counts the move sequences of `depth` plies, playing on copies of the board. A king capture
-    /// ends the game (Teams): it counts as a move at the last ply and is not expanded before.
+    /// Counts the move sequences of `depth` plies, playing on copies of the board, as the engine's
+    /// perft does. A king capture ends the game, as in Teams: it counts as a move at the last ply,
+    /// and before that it is a finished line with no sequence of `depth` plies through it. (Meant
+    /// for Teams and Duo; the engine's perft plays on after a king capture in free-for-all.)
     pub(crate) fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
             return 1;
@@ -616,6 +745,10 @@ impl RefBoard {
         if depth == 1 {
             return moves.len() as u64;
         }
-        moves.into_iter().filter(|&mv| !self.captures_king(mv)).map(|mv| self.play(mv).perft(depth - 1)).sum()
+        moves
+            .into_iter()
+            .filter(|&mv| !self.captures_king(mv))
+            .map(|mv| self.play(mv).perft(depth - 1))
+            .sum()
     }
 }
