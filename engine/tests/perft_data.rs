@@ -225,6 +225,7 @@ perft_files! {
     chess => "chess.perft",
     chess_tricky => "chess-tricky.perft",
     cross => "cross.perft",
+    duo => "duo.perft",
 }
 
 #[test]

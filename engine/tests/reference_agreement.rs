@@ -3,18 +3,23 @@
 //! First the reference is checked on its own: its start position is the one of RULES.md and the
 //! engine, and its perft matches the published counts (cross board and chess). Then both
 //! generators are run side by side over seeded random games of every preset, with options
-//! switched on and off: at every position they must produce the same set of moves, and the
-//! engine's make/unmake must agree with the reference's and restore the position exactly.
+//! switched on and off, and over seeded random positions (scattered pieces, castling and en
+//! passant rights, armies out or with walking kings): at every position they must produce the
+//! same set of moves, and the engine's make/unmake must agree with the reference's and restore
+//! the position exactly. Each test asserts which kinds of move it actually met (promotions, en
+//! passant, king captures…), so a change that stops them from coming up does not go unnoticed.
 
 mod reference;
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::fmt::Write as _;
 use std::time::Instant;
 
 use fourkings_engine::notation::Fen;
 use fourkings_engine::{
-    Army, ArmyStatus, Format, Position, Preset, PromotionSet, Role, RuleSet, perft,
+    Army, ArmyStatus, BoardKind, Format, Piece, Position, Preset, PromotionSet, Role, RuleSet,
+    Setup, Square, perft,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -23,6 +28,7 @@ use reference::{RefBoard, RefKind, RefMove};
 /// The longest random game, in plies.
 const MAX_PLIES: usize = 300;
 
+/// Standard chess: Duo without friendly capture.
 fn chess() -> RuleSet {
     RuleSet {
         friendly_capture: false,
@@ -161,7 +167,8 @@ impl Variant {
     }
 }
 
-/// What the random games went through, by name, to prove they covered what they should.
+/// What the random games or positions went through, by name, to prove they covered what they
+/// should.
 #[derive(Default)]
 struct Coverage {
     games: usize,
@@ -183,7 +190,7 @@ impl Coverage {
         let missing: Vec<&&str> = kinds.iter().filter(|k| self.get(k) == 0).collect();
         assert!(
             missing.is_empty(),
-            "{test}: the random games never played {missing:?}; coverage: {:?}",
+            "{test}: never met {missing:?}; coverage: {:?}",
             self.seen
         );
     }
@@ -192,31 +199,26 @@ impl Coverage {
         let present: Vec<&&str> = kinds.iter().filter(|k| self.get(k) > 0).collect();
         assert!(
             present.is_empty(),
-            "{test}: the rules forbid {present:?} but they were played; coverage: {:?}",
+            "{test}: the rules forbid {present:?} but they came up; coverage: {:?}",
             self.seen
         );
     }
 }
 
 /// Everything needed to reproduce a failure.
-struct Trail<'a> {
-    variant: &'a Variant,
-    game: usize,
+struct Trail {
+    /// Where the position comes from: variant, seed and game.
+    origin: String,
+    rules: RuleSet,
+    /// The moves and status changes since the start.
     history: Vec<String>,
 }
 
-impl Trail<'_> {
+impl Trail {
     fn describe(&self, pos: &Position) -> String {
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "variant {} (seed {}), game {}, ply {}",
-            self.variant.label,
-            self.variant.seed,
-            self.game,
-            self.history.len()
-        );
-        let _ = writeln!(s, "rules: {:?}", self.variant.rules);
+        let _ = writeln!(s, "{}, ply {}", self.origin, self.history.len());
+        let _ = writeln!(s, "rules: {:?}", self.rules);
         let _ = writeln!(s, "position:\n{pos:?}");
         let _ = writeln!(s, "setup: {:?}", pos.to_setup());
         let _ = writeln!(s, "moves and events so far: {}", self.history.join(", "));
@@ -272,6 +274,33 @@ fn compare(pos: &Position, rules: &RuleSet, trail: &Trail) -> Vec<RefMove> {
         trail.describe(pos)
     );
     reference
+}
+
+/// Plays `mv` on `pos` and takes it back, checking the hash, that the position after it is the
+/// one the reference plays to, and that undo restores the position exactly.
+fn check_play(pos: &mut Position, board: &RefBoard, mv: RefMove, trail: &Trail) {
+    let before = pos.clone();
+    let undo = pos.play_unchecked(mv.to_move());
+    assert_eq!(
+        pos.hash(),
+        pos.compute_hash(),
+        "hash after {mv}\n{}",
+        trail.describe(&before)
+    );
+    let expected = board.play(mv);
+    let got = RefBoard::from_position(pos, &trail.rules);
+    if got != expected {
+        panic!(
+            "the engine and the reference disagree on the position after {mv}\n{}engine: {got:?}\nreference: {expected:?}",
+            trail.describe(&before)
+        );
+    }
+    pos.undo(undo);
+    assert!(
+        *pos == before,
+        "undo of {mv} did not restore the position\n{}",
+        trail.describe(&before)
+    );
 }
 
 /// Changes an army's status, checking the hash and that `undo_status` restores the position.
@@ -337,6 +366,7 @@ fn weight(pos: &mut Position, mv: RefMove, pawn_push: u32, king_capture: bool) -
     }
 }
 
+/// Picks one of `moves` at random, by [`weight`].
 fn choose(
     pos: &mut Position,
     moves: &[RefMove],
@@ -397,6 +427,17 @@ fn record(pos: &Position, board: &RefBoard, mv: RefMove, cov: &mut Coverage) {
     }
 }
 
+/// Counts positions where the army to move is in check, and in double check.
+fn note_checks(pos: &Position, cov: &mut Coverage) {
+    let us = pos.turn();
+    if let Some(king) = pos.king(us).filter(|_| pos.is_check(us)) {
+        cov.count("position in check");
+        if pos.attackers(king, us).len() >= 2 {
+            cov.count("position in double check");
+        }
+    }
+}
+
 /// Plays `variant.games` random games, comparing the generators at every position.
 fn play_games(variant: &Variant, cov: &mut Coverage) {
     let rules = variant.rules;
@@ -405,9 +446,13 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
         let mut rng = ChaCha8Rng::seed_from_u64(
             variant.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ game as u64,
         );
+        let origin = format!(
+            "variant {} (seed {}), game {game}",
+            variant.label, variant.seed
+        );
         let mut trail = Trail {
-            variant,
-            game,
+            origin,
+            rules,
             history: Vec::new(),
         };
         let mut pos = Position::new(&rules).unwrap();
@@ -421,9 +466,7 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
             let moves = compare(&pos, &rules, &trail);
             cov.positions += 1;
             cov.moves += moves.len();
-            if pos.is_check(pos.turn()) {
-                cov.count("position in check");
-            }
+            note_checks(&pos, cov);
             if moves.is_empty() {
                 if !ffa {
                     break;
@@ -450,33 +493,9 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
             let board = RefBoard::from_position(&pos, &rules);
             let mv = choose(&mut pos, &moves, pawn_push, rules.king_capture, &mut rng);
             record(&pos, &board, mv, cov);
-
+            check_play(&mut pos, &board, mv, &trail);
             trail.history.push(mv.to_string());
-
-            let before = pos.clone();
             let undo = pos.play_unchecked(mv.to_move());
-            assert_eq!(
-                pos.hash(),
-                pos.compute_hash(),
-                "hash after {mv}\n{}",
-                trail.describe(&before)
-            );
-            let expected = board.play(mv);
-            if RefBoard::from_position(&pos, &rules) != expected {
-                panic!(
-                    "the engine and the reference disagree on the position after {mv}\n{}engine: {:?}\nreference: {expected:?}",
-                    trail.describe(&before),
-                    RefBoard::from_position(&pos, &rules)
-                );
-            }
-            let after = pos.clone();
-            pos.undo(undo);
-            assert!(
-                pos == before,
-                "undo of {mv} did not restore the position\n{}",
-                trail.describe(&before)
-            );
-            pos = after;
 
             if let Some(victim) = undo.captured().filter(|p| p.role == Role::King) {
                 if !ffa {
@@ -489,6 +508,7 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
     }
 }
 
+/// Plays every variant's games and prints what they covered.
 fn run(test: &str, variants: &[Variant]) -> Coverage {
     let started = Instant::now();
     let mut cov = Coverage::default();
@@ -756,4 +776,270 @@ fn random_games_duo() {
         ],
     );
     cov.forbid("duo", &["king capture"]);
+}
+
+/// The step forward of `army`'s pawns, as `(files, ranks)`.
+fn forward(army: Army) -> (i8, i8) {
+    match army {
+        Army::Red => (0, 1),
+        Army::Blue => (1, 0),
+        Army::Yellow => (0, -1),
+        Army::Green => (-1, 0),
+    }
+}
+
+/// How many ranks `sq` lies in front of `army`'s back rank.
+fn own_rank(board: BoardKind, army: Army, sq: Square) -> i8 {
+    let last = board.size() as i8 - 1;
+    let (f, r) = (sq.file() as i8, sq.rank() as i8);
+    match army {
+        Army::Red => r,
+        Army::Blue => f,
+        Army::Yellow => last - r,
+        Army::Green => last - f,
+    }
+}
+
+/// The square `(df, dr)` away from `sq`, if it is on `board`.
+fn offset(board: BoardKind, sq: Square, (df, dr): (i8, i8)) -> Option<Square> {
+    let (f, r) = (sq.file() as i8 + df, sq.rank() as i8 + dr);
+    if f < 0 || r < 0 {
+        return None;
+    }
+    Square::new(f as u8, r as u8).filter(|&s| board.contains(s))
+}
+
+/// A random position under `rules`: kings and a few pieces scattered over the board, some armies
+/// with king and rooks at home and castling rights, open en passant rights with a pawn ready to
+/// take, and in free-for-all armies that are out or whose kings walk. It may be one no game can
+/// reach; both generators must still agree on it.
+fn random_setup(rules: &RuleSet, rng: &mut ChaCha8Rng) -> Setup {
+    let board = rules.board();
+    let armies: Vec<Army> = board.armies().iter().collect();
+    let squares: Vec<Square> = board.squares().collect();
+    let mut setup = Setup::start(board, rules.first);
+    let homes = std::mem::take(&mut setup.pieces);
+    let mut pieces: BTreeMap<Square, Piece> = BTreeMap::new();
+    let promotion_line = rules.promotion_rank as i8 - 1;
+    let pawn_fits = |army: Army, sq: Square| {
+        let r = own_rank(board, army, sq);
+        r >= 1 && (r < promotion_line || rules.pawn_breakthrough)
+    };
+    if rules.format == Format::FreeForAll {
+        for &army in &armies {
+            setup.status[army] = match rng.random_range(0..10) {
+                0 | 1 => ArmyStatus::KingWalking,
+                2 | 3 => ArmyStatus::Out,
+                _ => ArmyStatus::Playing,
+            };
+        }
+    }
+    let turning: Vec<Army> = armies
+        .iter()
+        .copied()
+        .filter(|&a| setup.status[a].takes_turns())
+        .collect();
+    setup.turn = match turning.len() {
+        0 => {
+            setup.status[rules.first] = ArmyStatus::Playing;
+            rules.first
+        }
+        n => turning[rng.random_range(0..n)],
+    };
+    for &army in &armies {
+        let at_home = rng.random_bool(0.4);
+        if at_home {
+            for &(sq, piece) in &homes {
+                if piece.army == army && matches!(piece.role, Role::King | Role::Rook) {
+                    pieces.insert(sq, piece);
+                }
+            }
+            setup.castling[army] = [rng.random_bool(0.7), rng.random_bool(0.7)];
+        } else {
+            setup.castling[army] = [false, false];
+            // An army that is out may have lost its king.
+            if setup.status[army].takes_turns() || rng.random_bool(0.5) {
+                loop {
+                    let sq = squares[rng.random_range(0..squares.len())];
+                    if let Entry::Vacant(cell) = pieces.entry(sq) {
+                        cell.insert(Piece::new(army, Role::King));
+                        break;
+                    }
+                }
+            }
+        }
+        for _ in 0..rng.random_range(0..=14) {
+            let sq = squares[rng.random_range(0..squares.len())];
+            let role = [
+                Role::Pawn,
+                Role::Pawn,
+                Role::Pawn,
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen,
+            ][rng.random_range(0..7)];
+            if pieces.contains_key(&sq) || (role == Role::Pawn && !pawn_fits(army, sq)) {
+                continue;
+            }
+            let promoted = role != Role::Pawn && rng.random_bool(0.1);
+            pieces.insert(
+                sq,
+                Piece {
+                    army,
+                    role,
+                    promoted,
+                },
+            );
+        }
+    }
+    if rules.en_passant {
+        for &owner in &armies {
+            if owner == setup.turn || !rng.random_bool(0.6) {
+                continue;
+            }
+            // A pawn just double-stepped to `landed`, and maybe a pawn of the mover ready to take it.
+            let landed = squares[rng.random_range(0..squares.len())];
+            let (ff, fr) = forward(owner);
+            let Some(skipped) = offset(board, landed, (-ff, -fr)) else {
+                continue;
+            };
+            if own_rank(board, owner, skipped) != 2
+                || pieces.contains_key(&landed)
+                || pieces.contains_key(&skipped)
+            {
+                continue;
+            }
+            pieces.insert(landed, Piece::new(owner, Role::Pawn));
+            setup.en_passant[owner] = Some(fourkings_engine::EnPassant { skipped, landed });
+            let taker = setup.turn;
+            let (tf, tr) = forward(taker);
+            let side = if rng.random_bool(0.5) {
+                (tr, tf)
+            } else {
+                (-tr, -tf)
+            };
+            if let Some(from) = offset(board, skipped, (-tf - side.0, -tr - side.1)) {
+                if !pieces.contains_key(&from) && pawn_fits(taker, from) && rng.random_bool(0.8) {
+                    pieces.insert(from, Piece::new(taker, Role::Pawn));
+                }
+            }
+        }
+    }
+    setup.pieces = pieces.into_iter().collect();
+    setup
+}
+
+/// Compares the generators on random positions, and plays and takes back every legal move.
+fn random_positions(label: &str, rules: RuleSet, count: usize, seed: u64) -> Coverage {
+    let started = Instant::now();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut cov = Coverage::default();
+    let mut rejected = 0;
+    while cov.positions < count {
+        let setup = random_setup(&rules, &mut rng);
+        let Ok(mut pos) = Position::from_setup(&setup, &rules) else {
+            rejected += 1;
+            continue;
+        };
+        let trail = Trail {
+            origin: format!("{label}: random position {} (seed {seed})", cov.positions),
+            rules,
+            history: Vec::new(),
+        };
+        let moves = compare(&pos, &rules, &trail);
+        let board = RefBoard::from_position(&pos, &rules);
+        cov.positions += 1;
+        cov.moves += moves.len();
+        note_checks(&pos, &mut cov);
+        for &mv in &moves {
+            record(&pos, &board, mv, &mut cov);
+            check_play(&mut pos, &board, mv, &trail);
+        }
+    }
+    println!(
+        "{label}: {} random positions ({rejected} setups rejected), {} moves compared and played in {:.2?}; legal moves seen {:?}",
+        cov.positions,
+        cov.moves,
+        started.elapsed(),
+        cov.seen
+    );
+    cov
+}
+
+#[test]
+fn random_positions_cross_board() {
+    let teams = Preset::Teams.rules();
+    let cov = random_positions("teams", teams, 8000, 61);
+    cov.require(
+        "teams",
+        &[
+            "en passant",
+            "en passant promotion",
+            "castle",
+            "king capture",
+            "promotion",
+            "underpromotion",
+            "position in double check",
+        ],
+    );
+    random_positions("teams-house", Preset::TeamsHouse.rules(), 2000, 62)
+        .forbid("teams-house", &["en passant", "castle", "king capture"]);
+    random_positions(
+        "teams, breakthrough",
+        RuleSet {
+            pawn_breakthrough: true,
+            ..teams
+        },
+        2000,
+        63,
+    )
+    .require("teams, breakthrough", &["breakthrough"]);
+    let ffa = Preset::Ffa.rules();
+    let cov = random_positions("ffa", ffa, 8000, 64);
+    cov.require(
+        "ffa",
+        &[
+            "en passant",
+            "en passant promotion",
+            "castle",
+            "king capture",
+            "walking king move",
+            "capture of a grey piece",
+            "position in double check",
+        ],
+    );
+    random_positions(
+        "ffa-walking-kings",
+        Preset::FfaWalkingKings.rules(),
+        3000,
+        65,
+    );
+    random_positions(
+        "ffa, all promotions, no king capture",
+        RuleSet {
+            promotion: PromotionSet::All,
+            king_capture: false,
+            ..ffa
+        },
+        2000,
+        66,
+    );
+}
+
+#[test]
+fn random_positions_classic_board() {
+    let cov = random_positions("duo", Preset::Duo.rules(), 8000, 71);
+    cov.require(
+        "duo",
+        &[
+            "en passant",
+            "castle",
+            "promotion",
+            "underpromotion",
+            "friendly capture",
+            "position in double check",
+        ],
+    );
+    random_positions("chess", chess(), 8000, 72).forbid("chess", &["friendly capture"]);
 }

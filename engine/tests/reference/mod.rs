@@ -37,7 +37,7 @@ use fourkings_engine::{
 };
 
 /// A piece on the reference board: army, role, promoted.
-pub(crate) type Cell = Option<(Army, Role, bool)>;
+type Cell = Option<(Army, Role, bool)>;
 
 /// The reference board's squares, indexed `[file][rank]`, 0-based.
 type Cells = [[Cell; 14]; 14];
@@ -742,8 +742,10 @@ impl RefBoard {
         next
     }
 
-    /// Counts the move sequences of `depth` plies, playing on copies of the board. A king capture
-    /// ends the game (Teams): it counts as a move at the last ply and is not expanded before.
+    /// Counts the move sequences of `depth` plies, playing on copies of the board, as the engine's
+    /// perft does. A king capture ends the game, as in Teams: it counts as a move at the last ply,
+    /// and before that it is a finished line with no sequence of `depth` plies through it. (Meant
+    /// for Teams and Duo; the engine's perft plays on after a king capture in free-for-all.)
     pub(crate) fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
             return 1;
