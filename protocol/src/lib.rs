@@ -1,5 +1,33 @@
-//! The Four Kings wire protocol. The message types arrive with the server (issue 3); for now the
-//! crate fixes the protocol version that every message will carry.
+//! The Four Kings wire protocol: the messages a client and the server exchange over a room's
+//! WebSocket, and the bodies of the HTTP API. Plain data with serde; every message is a JSON text
+//! frame tagged by `"type"`. `protocol/README.md` documents each message with an example.
+//!
+//! - [`ClientMessage`]: what a client sends. Every request carries a `req` id that the server
+//!   answers with an [`ServerMessage::Ack`] or an [`ServerMessage::Error`] carrying the same id.
+//! - [`ServerMessage`]: what the server sends: snapshots, room events with their version `v`,
+//!   acks and errors.
+//! - [`Settings`] and [`SettingsPatch`]: a room's settings, whole or in part.
+//! - [`ErrorCode`]: the stable codes of every error.
+
+mod client;
+mod error;
+mod http;
+mod server;
+mod settings;
+mod views;
+
+pub use client::{ClientMessage, Request};
+pub use error::ErrorCode;
+pub use http::{CreateRoomResponse, ErrorBody, RoomInfo};
+pub use server::{Event, ServerMessage};
+pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
+pub use views::{
+    ArmyState, GameResult, GameStatus, GameView, LegalMoves, MovedEvent, Occupant, SeatView,
+    Snapshot,
+};
 
 /// The protocol version a client and the server must agree on.
 pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A seat index, 0–3, in turn order (Red, Blue, Yellow, Green; W1, B1, W2, B2 in Duo).
+pub type SeatIndex = u8;

@@ -1,1 +1,308 @@
-//! Helpers shared by the end-to-end tests.
+//! Helpers for the end-to-end tests: a real server on 127.0.0.1 port 0, HTTP calls, and a small
+//! WebSocket client that speaks the protocol.
+
+use std::time::Duration;
+
+use anyhow::{Context, anyhow, bail};
+use fourkings_protocol::{
+    ClientMessage, CreateRoomResponse, ErrorCode, Event, LegalMoves, ServerMessage, SettingsPatch,
+    Snapshot,
+};
+use fourkings_server::{Config, Server};
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for any one message before failing.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// A server for one test.
+pub struct TestServer {
+    /// The running server.
+    pub server: Server,
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    http: reqwest::Client,
+}
+
+impl TestServer {
+    /// Starts a server with the default configuration.
+    pub async fn start() -> TestServer {
+        TestServer::with(|_| {}).await
+    }
+
+    /// Starts a server after `adjust` changed the default configuration.
+    pub async fn with(adjust: impl FnOnce(&mut Config)) -> TestServer {
+        let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
+        adjust(&mut config);
+        let server = Server::start(config).await.expect("the server starts");
+        let base = format!("http://{}", server.addr());
+        TestServer {
+            server,
+            base,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// `POST /api/rooms` with these settings; panics unless it succeeds.
+    pub async fn create_room(&self, settings: &SettingsPatch) -> CreateRoomResponse {
+        let response = self
+            .post_room(&serde_json::to_string(settings).unwrap())
+            .await;
+        assert_eq!(response.status(), 201);
+        response.json().await.unwrap()
+    }
+
+    /// `POST /api/rooms` with a raw body.
+    pub async fn post_room(&self, body: &str) -> reqwest::Response {
+        self.http
+            .post(format!("{}/api/rooms", self.base))
+            .body(body.to_owned())
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// `GET` a path.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Opens a room's WebSocket and reads the spectator snapshot that comes first.
+    pub async fn connect(&self, room: &str) -> (Client, Snapshot) {
+        let mut client = self
+            .connect_raw(room, None)
+            .await
+            .expect("the WebSocket opens");
+        let snapshot = client.snapshot().await;
+        (client, snapshot)
+    }
+
+    /// Opens a room's WebSocket, with an Origin header if given.
+    pub async fn connect_raw(&self, room: &str, origin: Option<&str>) -> anyhow::Result<Client> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let url = format!("ws://{}/ws/{room}", self.server.addr());
+        let mut request = url.into_client_request()?;
+        if let Some(origin) = origin {
+            request.headers_mut().insert("origin", origin.parse()?);
+        }
+        let (socket, _) = tokio_tungstenite::connect_async(request).await?;
+        Ok(Client {
+            socket,
+            next_req: 0,
+        })
+    }
+}
+
+/// A WebSocket client of the protocol.
+pub struct Client {
+    socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    next_req: u64,
+}
+
+impl Client {
+    /// A fresh request id.
+    pub fn req(&mut self) -> u64 {
+        self.next_req += 1;
+        self.next_req
+    }
+
+    /// Sends a message.
+    pub async fn send(&mut self, message: &ClientMessage) {
+        self.send_text(&serde_json::to_string(message).unwrap())
+            .await;
+    }
+
+    /// Sends raw text.
+    pub async fn send_text(&mut self, text: &str) {
+        self.socket
+            .send(Message::text(text.to_owned()))
+            .await
+            .expect("sending works");
+    }
+
+    /// The next server message (panics after [`WAIT`] or if the connection closed).
+    pub async fn next(&mut self) -> ServerMessage {
+        self.try_next().await.expect("a message from the server")
+    }
+
+    /// The next server message, or why there is none.
+    pub async fn try_next(&mut self) -> anyhow::Result<ServerMessage> {
+        loop {
+            let frame = tokio::time::timeout(WAIT, self.socket.next())
+                .await
+                .context("no message within the wait")?
+                .ok_or_else(|| anyhow!("the connection ended"))??;
+            match frame {
+                Message::Text(text) => {
+                    return serde_json::from_str(&text).with_context(|| format!("parsing {text}"));
+                }
+                Message::Close(frame) => bail!("closed: {frame:?}"),
+                _ => continue,
+            }
+        }
+    }
+
+    /// Waits for the connection to be closed by the server and returns the close frame.
+    pub async fn closed(&mut self) -> Option<CloseFrame> {
+        loop {
+            match tokio::time::timeout(WAIT, self.socket.next()).await.ok()? {
+                Some(Ok(Message::Close(frame))) => return frame,
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    }
+
+    /// The next message that is a snapshot (others are skipped).
+    pub async fn snapshot(&mut self) -> Snapshot {
+        loop {
+            if let ServerMessage::Snapshot(s) = self.next().await {
+                return s;
+            }
+        }
+    }
+
+    /// Sends a request and returns the answer to it (ack or error), skipping other messages.
+    pub async fn request(&mut self, build: impl FnOnce(u64) -> ClientMessage) -> ServerMessage {
+        let req = self.req();
+        self.send(&build(req)).await;
+        self.answer(req).await
+    }
+
+    /// The ack or error for `req`, skipping other messages.
+    pub async fn answer(&mut self, req: u64) -> ServerMessage {
+        loop {
+            match self.next().await {
+                m @ ServerMessage::Ack { req: r, .. } if r == req => return m,
+                m @ ServerMessage::Error { req: Some(r), .. } if r == req => return m,
+                _ => continue,
+            }
+        }
+    }
+
+    /// Sends a request that must succeed; returns the ack.
+    pub async fn ok(&mut self, build: impl FnOnce(u64) -> ClientMessage) -> ServerMessage {
+        let answer = self.request(build).await;
+        assert!(
+            matches!(answer, ServerMessage::Ack { .. }),
+            "expected an ack, got {answer:?}"
+        );
+        answer
+    }
+
+    /// Sends a request that must fail with `code`.
+    pub async fn fails(&mut self, code: ErrorCode, build: impl FnOnce(u64) -> ClientMessage) {
+        let answer = self.request(build).await;
+        match answer {
+            ServerMessage::Error { code: c, .. } if c == code => {}
+            other => panic!("expected error {code:?}, got {other:?}"),
+        }
+    }
+
+    /// The next room event (with its version), skipping acks, snapshots and legal moves.
+    pub async fn event(&mut self) -> (u64, Event) {
+        loop {
+            if let ServerMessage::Event { v, event } = self.next().await {
+                return (v, event);
+            }
+        }
+    }
+
+    /// The next legal-moves message.
+    pub async fn legal_moves(&mut self) -> LegalMoves {
+        loop {
+            if let ServerMessage::LegalMoves { moves, .. } = self.next().await {
+                return moves;
+            }
+        }
+    }
+
+    /// Takes a seat and returns its token.
+    pub async fn take_seat(&mut self, seat: u8, name: &str) -> String {
+        match self
+            .ok(|req| ClientMessage::TakeSeat {
+                req,
+                seat,
+                name: name.to_owned(),
+            })
+            .await
+        {
+            ServerMessage::Ack {
+                seat_token: Some(token),
+                ..
+            } => token,
+            other => panic!("no seat token in {other:?}"),
+        }
+    }
+
+    /// Whether anything arrives within `wait` (used to show that nothing was sent).
+    pub async fn quiet_for(&mut self, wait: Duration) -> Option<ServerMessage> {
+        match tokio::time::timeout(wait, self.socket.next()).await {
+            Ok(Some(Ok(Message::Text(text)))) => serde_json::from_str(&text).ok(),
+            _ => None,
+        }
+    }
+
+    /// Closes the connection.
+    pub async fn close(mut self) {
+        let _ = self.socket.close(None).await;
+    }
+}
+
+/// Four people at a table: one connection each, seat `i` held by `players[i]`.
+pub struct Table {
+    /// The room.
+    pub room: CreateRoomResponse,
+    /// The connections, by seat.
+    pub players: Vec<Client>,
+    /// The seat tokens, by seat.
+    pub tokens: Vec<String>,
+}
+
+impl Table {
+    /// Creates a room with `settings`, seats four players (seat 0 is the host), and starts the
+    /// game unless `start` is false.
+    pub async fn seat_four(server: &TestServer, settings: &SettingsPatch, start: bool) -> Table {
+        let room = server.create_room(settings).await;
+        let mut players = Vec::new();
+        let mut tokens = Vec::new();
+        for seat in 0..4u8 {
+            let (mut client, _) = server.connect(&room.id).await;
+            tokens.push(client.take_seat(seat, &format!("player {seat}")).await);
+            players.push(client);
+        }
+        if start {
+            let host_token = room.host_token.clone();
+            players[0]
+                .ok(|req| ClientMessage::Start { req, host_token })
+                .await;
+        }
+        Table {
+            room,
+            players,
+            tokens,
+        }
+    }
+
+    /// Plays `mv` (coordinate form) for `seat` at the current ply and returns the answer.
+    pub async fn play(&mut self, seat: u8, ply: u32, mv: &str) -> ServerMessage {
+        let token = self.tokens[usize::from(seat)].clone();
+        let mv = mv.to_owned();
+        self.players[usize::from(seat)]
+            .request(|req| ClientMessage::Move {
+                req,
+                seat,
+                token,
+                ply,
+                mv,
+            })
+            .await
+    }
+}

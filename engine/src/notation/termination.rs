@@ -28,8 +28,9 @@ pub(crate) fn result_text(outcome: Option<&Outcome>) -> String {
     }
 }
 
-/// The `Termination` tag: how the game ended in words, then the result.
-pub(crate) fn termination_text(game: &Game) -> Option<String> {
+/// How a finished game ended, in words, then the result as PGN4/PGN write it (`Blue checkmated.
+/// 1-0`, `Draw agreed. 1/2-1/2`); `None` while it goes on. This is the `Termination` tag.
+pub fn termination_text(game: &Game) -> Option<String> {
     let outcome = game.outcome()?;
     let format = game.rules().format;
     let seat = |s: Seat| s.name(format);

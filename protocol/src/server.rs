@@ -1,0 +1,129 @@
+//! Messages from the server to a client.
+
+use serde::{Deserialize, Serialize};
+
+use crate::SeatIndex;
+use crate::error::ErrorCode;
+use crate::settings::{CpuLevel, Settings};
+use crate::views::{GameView, LegalMoves, MovedEvent, Snapshot};
+
+/// A message from the server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// Everything about the room at version `v`.
+    Snapshot(Snapshot),
+    /// One room event; `v` is the room's version after it (each event adds 1).
+    Event {
+        /// The room's version after this event.
+        v: u64,
+        /// What happened.
+        event: Event,
+    },
+    /// The legal moves of the seat to move, for that seat's connections only. Not a room event:
+    /// it carries the version it belongs to but does not advance it.
+    LegalMoves {
+        /// The room version the moves belong to.
+        v: u64,
+        /// The moves.
+        #[serde(flatten)]
+        moves: LegalMoves,
+    },
+    /// A request succeeded.
+    Ack {
+        /// The request id.
+        req: u64,
+        /// `take_seat`: the secret token of the seat taken (keep it on this device).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat_token: Option<String>,
+        /// `hello`: the seats the presented tokens hold.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seats: Option<Vec<SeatIndex>>,
+        /// `hello`: whether the presented host token is the host's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<bool>,
+    },
+    /// A request failed; nothing changed.
+    Error {
+        /// The request id, if the message had one.
+        req: Option<u64>,
+        /// What went wrong.
+        code: ErrorCode,
+        /// The same in words.
+        message: String,
+    },
+    /// The answer to `ping`.
+    Pong {
+        /// The request id.
+        req: u64,
+    },
+}
+
+/// Something that happened in a room.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// A player took a seat.
+    SeatTaken {
+        /// The seat.
+        seat: SeatIndex,
+        /// The player's display name.
+        name: String,
+    },
+    /// A player left a seat, or the host removed them.
+    SeatLeft {
+        /// The seat.
+        seat: SeatIndex,
+    },
+    /// The host moved a player to another seat.
+    PlayerMoved {
+        /// The seat they left.
+        from: SeatIndex,
+        /// The seat they sit in now.
+        to: SeatIndex,
+    },
+    /// A seat became a CPU seat, or an empty one again (`level` null).
+    CpuSeat {
+        /// The seat.
+        seat: SeatIndex,
+        /// The CPU's level, or null.
+        level: Option<CpuLevel>,
+    },
+    /// The settings changed.
+    SettingsChanged {
+        /// The settings now.
+        settings: Settings,
+    },
+    /// The host role moved to another seat.
+    HostChanged {
+        /// The new host's seat.
+        seat: SeatIndex,
+    },
+    /// For the new host's connections only: the new host token. Everyone else receives
+    /// [`Event::Hidden`] with the same version.
+    HostToken {
+        /// The new host token.
+        host_token: String,
+    },
+    /// An event meant for other seats; it only advances the version.
+    Hidden,
+    /// The game started (empty seats became CPU seats).
+    Started {
+        /// The game at its start.
+        game: GameView,
+    },
+    /// A move was played.
+    Moved(MovedEvent),
+    /// Something other than a move changed the game: a resignation, an agreed draw, a timeout, a
+    /// takeback, a claimed win, a draw offer or a resignation request and their answers.
+    GameChanged {
+        /// What happened, as a code: `resigned`, `resignation_requested`, `resignation_declined`,
+        /// `draw_offered`, `draw_declined`, `draw_agreed`, `taken_back`, `win_claimed`,
+        /// `timed_out`.
+        what: String,
+        /// The seat that acted.
+        seat: SeatIndex,
+        /// The game after it.
+        game: GameView,
+    },
+}

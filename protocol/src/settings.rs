@@ -1,0 +1,120 @@
+//! A room's settings.
+
+use serde::{Deserialize, Serialize};
+
+/// What a pawn may promote to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromotionChoice {
+    /// Queen, rook, bishop or knight.
+    All,
+    /// Queen only.
+    Queen,
+    /// Knight or bishop only (the minor-piece twist).
+    Minor,
+}
+
+/// How strong the CPU plays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CpuLevel {
+    /// Quick, with human-like mistakes.
+    Easy,
+    /// A decent club player.
+    #[default]
+    Medium,
+    /// The strongest level.
+    Hard,
+}
+
+/// Every setting of a room, as the server reports it: the preset and each option's current value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The rule system: `teams`, `teams-house`, `teams-classic`, `ffa`, `ffa-walking-kings`, `duo`.
+    pub preset: String,
+    /// Castling allowed.
+    pub castling: bool,
+    /// En passant allowed.
+    pub en_passant: bool,
+    /// A king left attacked may be captured (not in Duo).
+    pub king_capture: bool,
+    /// What pawns promote to.
+    pub promotion: PromotionChoice,
+    /// The fifty-move rule is on.
+    pub fifty_move_rule: bool,
+    /// Plies after which the game ends; 0 for none.
+    pub move_limit: u32,
+    /// Twist (Teams): the first pawn on its promotion line wins.
+    pub pawn_breakthrough: bool,
+    /// Twist (Teams): each team has two takeback tokens.
+    pub lifelines: bool,
+    /// Twist (Teams): no team chat after the start.
+    pub silent_partners: bool,
+    /// Twist (Teams): a session of three games, every pairing once.
+    pub switch_partners: bool,
+    /// Seconds per move: 0 (none), 30 or 60.
+    pub turn_limit: u32,
+    /// Duo: minutes per team bank: 0 (untimed), 3, 5, 10 or 15.
+    pub team_clock: u32,
+    /// How strong CPU seats play by default.
+    pub cpu_level: CpuLevel,
+    /// On each rematch the first seat moves one place.
+    pub rotate_first_seat: bool,
+    /// Clients mark where a selected piece can go.
+    pub show_legal_moves: bool,
+}
+
+/// A change to some settings: only the fields present change. Changing `preset` first resets every
+/// rule option to that preset's value, then applies the other fields of the same patch.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsPatch {
+    /// See [`Settings::preset`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// See [`Settings::castling`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub castling: Option<bool>,
+    /// See [`Settings::en_passant`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub en_passant: Option<bool>,
+    /// See [`Settings::king_capture`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub king_capture: Option<bool>,
+    /// See [`Settings::promotion`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promotion: Option<PromotionChoice>,
+    /// See [`Settings::fifty_move_rule`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fifty_move_rule: Option<bool>,
+    /// See [`Settings::move_limit`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_limit: Option<u32>,
+    /// See [`Settings::pawn_breakthrough`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pawn_breakthrough: Option<bool>,
+    /// See [`Settings::lifelines`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifelines: Option<bool>,
+    /// See [`Settings::silent_partners`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub silent_partners: Option<bool>,
+    /// See [`Settings::switch_partners`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_partners: Option<bool>,
+    /// See [`Settings::turn_limit`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_limit: Option<u32>,
+    /// See [`Settings::team_clock`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team_clock: Option<u32>,
+    /// See [`Settings::cpu_level`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_level: Option<CpuLevel>,
+    /// See [`Settings::rotate_first_seat`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate_first_seat: Option<bool>,
+    /// See [`Settings::show_legal_moves`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub show_legal_moves: Option<bool>,
+}

@@ -1,0 +1,186 @@
+//! What the server shows of a room: seats, the game, results.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::SeatIndex;
+use crate::settings::{CpuLevel, Settings};
+
+/// Who sits in a seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Occupant {
+    /// Nobody: a player may take it (a CPU takes it at the start).
+    Empty,
+    /// A person.
+    Human,
+    /// The CPU.
+    Cpu,
+}
+
+/// One seat as everyone sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatView {
+    /// The seat, 0–3.
+    pub seat: SeatIndex,
+    /// Its label: the army (`Red`) or, in Duo, `W1`, `B1`, `W2`, `B2`.
+    pub label: String,
+    /// Who sits there.
+    pub occupant: Occupant,
+    /// The player's display name, as they gave it (render it as text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The CPU's level, for a CPU seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_level: Option<CpuLevel>,
+}
+
+/// Where a room is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// Seats and settings are being arranged.
+    Lobby,
+    /// A game is being played.
+    Playing,
+    /// The game has ended.
+    Finished,
+}
+
+/// How an army stands in the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArmyState {
+    /// In the game.
+    Playing,
+    /// Out, but its king walks on by itself.
+    KingWalking,
+    /// Out: its pieces are grey.
+    Out,
+    /// Not on this board (Blue and Green in Duo).
+    Absent,
+}
+
+/// A finished game's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// The winning seats (empty for a draw; a team's two seats; the free-for-all leaders).
+    pub winners: Vec<SeatIndex>,
+    /// What ended the game, as a stable code: `checkmate`, `king_captured`, `resignation`,
+    /// `breakthrough`, `timeout`, `abandonment`, `stalemate`, `agreement`, `repetition`,
+    /// `fifty_moves`, `dead_position`, `move_limit`, `last_player`, `lead`, `claimed`.
+    pub reason: String,
+    /// The result in words, e.g. `Blue checkmated. 1-0`.
+    pub text: String,
+    /// Free-for-all: every seat's final points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<[i32; 4]>,
+}
+
+/// The whole game as a client draws it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameView {
+    /// `cross` (160 squares) or `classic` (8×8, Duo).
+    pub board: String,
+    /// Every piece by square: army letter and role letter (`rK`, `gP`; Duo: `wK`, `bP`).
+    pub pieces: BTreeMap<String, String>,
+    /// Squares of promoted pieces (they score 1 in free-for-all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub promoted: Vec<String>,
+    /// The seat to move, while the game goes on.
+    pub to_move: Option<SeatIndex>,
+    /// Plies played.
+    pub ply: u32,
+    /// Every move so far in notation (long algebraic on the cross board, SAN in Duo).
+    pub moves: Vec<String>,
+    /// The last move's from- and to-square.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<[String; 2]>,
+    /// Seats whose king is attacked.
+    pub checks: Vec<SeatIndex>,
+    /// Free-for-all points by seat.
+    pub points: [i32; 4],
+    /// How each seat's army stands.
+    pub armies: [ArmyState; 4],
+    /// Lifeline tokens left per team (seats 0+2, seats 1+3).
+    pub lifelines: [u8; 2],
+    /// Seats that agreed to an open draw offer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub draw_offer: Vec<SeatIndex>,
+    /// A seat whose resignation waits for its partner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resignation_request: Option<SeatIndex>,
+    /// The position as FEN4 (cross board) or FEN (Duo).
+    pub fen: String,
+    /// The result, once the game has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+}
+
+/// Everything a client needs to draw a room, sent on connecting and on resync.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The room's event version this snapshot shows.
+    pub v: u64,
+    /// The room id.
+    pub room: String,
+    /// Where the room is in its life.
+    pub status: GameStatus,
+    /// The settings.
+    pub settings: Settings,
+    /// The four seats.
+    pub seats: Vec<SeatView>,
+    /// The host's seat, if the host sits at the table.
+    pub host_seat: Option<SeatIndex>,
+    /// The seats this connection holds.
+    pub your_seats: Vec<SeatIndex>,
+    /// Whether this connection holds the host role.
+    pub you_are_host: bool,
+    /// The game, once started.
+    pub game: Option<GameView>,
+    /// Your legal moves, when one of your seats is to move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal_moves: Option<LegalMoves>,
+}
+
+/// The legal moves of the seat to move, sent only to that seat's connections.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegalMoves {
+    /// The seat to move.
+    pub seat: SeatIndex,
+    /// The ply they are for.
+    pub ply: u32,
+    /// Each move in coordinate form (`h2h4`, `h10h11q`).
+    pub moves: Vec<String>,
+}
+
+/// A move was played: the diff every client applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MovedEvent {
+    /// The seat that moved.
+    pub seat: SeatIndex,
+    /// The ply this move was (1 for the first move).
+    pub ply: u32,
+    /// The move in notation (`Bh2xNl6`, `Nf3+`).
+    pub text: String,
+    /// The move in coordinate form (`h2h4`).
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Every square whose contents changed, with what stands there now (`null` when empty).
+    pub changed: BTreeMap<String, Option<String>>,
+    /// The seat to move next, if the game goes on.
+    pub to_move: Option<SeatIndex>,
+    /// Seats whose king is attacked now.
+    pub checks: Vec<SeatIndex>,
+    /// Free-for-all points by seat, after the move.
+    pub points: [i32; 4],
+    /// How each seat's army stands, after the move.
+    pub armies: [ArmyState; 4],
+    /// Whether the move was played by the CPU for the player (turn limit) or by a walking king.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub automatic: bool,
+    /// The result, if the move ended the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+}

@@ -1,0 +1,164 @@
+//! The HTTP routes: the room API, the WebSocket upgrade, health.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use fourkings_engine::Preset;
+use fourkings_protocol::{CreateRoomResponse, ErrorBody, ErrorCode, SettingsPatch};
+use tokio::sync::oneshot;
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::connection;
+use crate::directory::Directory;
+use crate::ids::is_room_id;
+use crate::room::{Command, rules};
+
+/// What every handler shares.
+#[derive(Clone)]
+pub(crate) struct AppState {
+    pub(crate) directory: Arc<Directory>,
+    pub(crate) config: Arc<Config>,
+    /// Connection tasks, so that a shutdown can wait for them.
+    pub(crate) connections: TaskTracker,
+}
+
+/// The router.
+pub(crate) fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/api/rooms", post(create_room))
+        .route("/api/rooms/{id}", get(room_info))
+        .route("/ws/{id}", get(websocket))
+        .route("/healthz", get(|| async { "ok" }))
+        .with_state(state)
+}
+
+fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
+    (
+        status,
+        axum::Json(ErrorBody {
+            code,
+            message: message.into(),
+        }),
+    )
+        .into_response()
+}
+
+fn not_found() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        ErrorCode::RoomNotFound,
+        "no such room",
+    )
+}
+
+async fn create_room(State(state): State<AppState>, body: Bytes) -> Response {
+    let patch: SettingsPatch = if body.iter().all(u8::is_ascii_whitespace) {
+        SettingsPatch::default()
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(patch) => patch,
+            Err(e) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    ErrorCode::InvalidSettings,
+                    e.to_string(),
+                );
+            }
+        }
+    };
+    let settings = match rules::apply(&rules::defaults(Preset::Teams), &patch) {
+        Ok(settings) => settings,
+        Err(e) => return error(StatusCode::BAD_REQUEST, ErrorCode::InvalidSettings, e),
+    };
+    match state.directory.create(settings) {
+        Ok((id, host_token)) => {
+            let link = format!("/r/{id}");
+            (
+                StatusCode::CREATED,
+                axum::Json(CreateRoomResponse {
+                    id,
+                    link,
+                    host_token,
+                }),
+            )
+                .into_response()
+        }
+        Err(_) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::TooManyRooms,
+            "the server holds all the rooms it may",
+        ),
+    }
+}
+
+async fn room_info(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
+        return not_found();
+    };
+    let (reply, answer) = oneshot::channel();
+    if !room.send(Command::Info { reply }).await {
+        return not_found();
+    }
+    match answer.await {
+        Ok(info) => axum::Json(info).into_response(),
+        Err(_) => not_found(),
+    }
+}
+
+async fn websocket(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if !origin_allowed(&headers, &state.config.allowed_origins) {
+        return error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::ForbiddenOrigin,
+            "this origin may not connect",
+        );
+    }
+    let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
+        return not_found();
+    };
+    let config = state.config.clone();
+    let tracker = state.connections;
+    // The socket's own limit is a backstop well above the configured one, which the reader
+    // enforces itself so that it can answer with an error code first.
+    upgrade
+        .max_message_size(config.max_message_bytes * 4)
+        .max_frame_size(config.max_message_bytes * 4)
+        .read_buffer_size(4096)
+        .write_buffer_size(4096)
+        .on_upgrade(move |socket| tracker.track_future(connection::run(socket, room, config)))
+}
+
+/// Whether a WebSocket upgrade's Origin may connect: no Origin (not a browser), an origin in the
+/// allowed list (`*` allows all), or, with no list, the server's own origin.
+pub(crate) fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
+        return true;
+    };
+    if allowed
+        .iter()
+        .any(|a| a == "*" || a.eq_ignore_ascii_case(origin))
+    {
+        return true;
+    }
+    if !allowed.is_empty() {
+        return false;
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let origin_host = origin.split_once("://").map_or("", |(_, rest)| rest);
+    !host.is_empty() && origin_host.eq_ignore_ascii_case(host)
+}

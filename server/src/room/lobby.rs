@@ -1,0 +1,214 @@
+//! Before the start: seats, settings, CPU seats, the host role, and the start itself.
+
+use fourkings_engine::Game;
+use fourkings_protocol::{CpuLevel, ErrorCode, Event, SeatIndex, SettingsPatch};
+
+use super::state::{Ack, Reject, Room, SeatSlot, reject};
+use super::{rules, views};
+use crate::connection::ConnId;
+
+impl Room {
+    fn in_lobby(&self) -> Result<(), Reject> {
+        if self.game.is_some() {
+            return reject(
+                ErrorCode::AlreadyStarted,
+                "the game has started: seats and settings are fixed",
+            );
+        }
+        Ok(())
+    }
+
+    fn check_seat(seat: SeatIndex) -> Result<usize, Reject> {
+        if seat > 3 {
+            return reject(ErrorCode::BadSeat, "seats are 0 to 3");
+        }
+        Ok(usize::from(seat))
+    }
+
+    pub(super) fn take_seat(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        name: String,
+    ) -> Result<Ack, Reject> {
+        let index = Self::check_seat(seat)?;
+        self.in_lobby()?;
+        let max = self.context.config.max_name_chars;
+        let chars = name.chars().count();
+        if name.trim().is_empty() || chars > max {
+            return reject(
+                ErrorCode::BadName,
+                format!("a name has 1 to {max} characters"),
+            );
+        }
+        if !matches!(self.seats[index], SeatSlot::Empty) {
+            return reject(ErrorCode::SeatTaken, "that seat is taken");
+        }
+        let token = Self::fresh_token();
+        self.seats[index] = SeatSlot::Human {
+            name: name.clone(),
+            token: token.clone(),
+        };
+        let is_host = self.conns.get(&conn).is_some_and(|c| c.host);
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.seats |= 1 << seat;
+        }
+        self.emit(Event::SeatTaken { seat, name });
+        if is_host && self.host_seat.is_none() {
+            self.host_seat = Some(seat);
+            self.emit(Event::HostChanged { seat });
+        }
+        Ok(Ack {
+            seat_token: Some(token),
+            ..Ack::default()
+        })
+    }
+
+    pub(super) fn leave_seat(&mut self, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
+        let index = Self::check_seat(seat)?;
+        self.in_lobby()?;
+        if self.seat_of_token(token) != Some(seat) {
+            return reject(ErrorCode::BadToken, "this token does not hold that seat");
+        }
+        self.seats[index] = SeatSlot::Empty;
+        self.vacate(seat);
+        Ok(Ack::default())
+    }
+
+    /// Announces that `seat` is empty now.
+    fn vacate(&mut self, seat: SeatIndex) {
+        self.forget_seat(seat);
+        if self.host_seat == Some(seat) {
+            self.host_seat = None;
+        }
+        self.emit(Event::SeatLeft { seat });
+    }
+
+    pub(super) fn update_settings(
+        &mut self,
+        host_token: &str,
+        patch: &SettingsPatch,
+    ) -> Result<Ack, Reject> {
+        self.authorize_host(host_token)?;
+        self.in_lobby()?;
+        let settings =
+            rules::apply(&self.settings, patch).map_err(|e| (ErrorCode::InvalidSettings, e))?;
+        if settings != self.settings {
+            self.settings = settings.clone();
+            self.emit(Event::SettingsChanged { settings });
+        }
+        Ok(Ack::default())
+    }
+
+    pub(super) fn set_cpu(
+        &mut self,
+        host_token: &str,
+        seat: SeatIndex,
+        level: Option<CpuLevel>,
+    ) -> Result<Ack, Reject> {
+        self.authorize_host(host_token)?;
+        let index = Self::check_seat(seat)?;
+        self.in_lobby()?;
+        if matches!(self.seats[index], SeatSlot::Human { .. }) {
+            return reject(
+                ErrorCode::SeatTaken,
+                "a player sits there: remove them first",
+            );
+        }
+        self.seats[index] = match level {
+            Some(level) => SeatSlot::Cpu { level },
+            None => SeatSlot::Empty,
+        };
+        self.emit(Event::CpuSeat { seat, level });
+        Ok(Ack::default())
+    }
+
+    pub(super) fn move_player(
+        &mut self,
+        host_token: &str,
+        from: SeatIndex,
+        to: SeatIndex,
+    ) -> Result<Ack, Reject> {
+        self.authorize_host(host_token)?;
+        let (f, t) = (Self::check_seat(from)?, Self::check_seat(to)?);
+        self.in_lobby()?;
+        if !matches!(self.seats[f], SeatSlot::Human { .. }) {
+            return reject(ErrorCode::SeatEmpty, "nobody sits in the seat to move from");
+        }
+        if !matches!(self.seats[t], SeatSlot::Empty) {
+            return reject(ErrorCode::SeatTaken, "the seat to move to is not empty");
+        }
+        self.seats.swap(f, t);
+        self.move_seat_proofs(from, to);
+        if self.host_seat == Some(from) {
+            self.host_seat = Some(to);
+        }
+        self.emit(Event::PlayerMoved { from, to });
+        Ok(Ack::default())
+    }
+
+    pub(super) fn remove_player(
+        &mut self,
+        host_token: &str,
+        seat: SeatIndex,
+    ) -> Result<Ack, Reject> {
+        self.authorize_host(host_token)?;
+        let index = Self::check_seat(seat)?;
+        self.in_lobby()?;
+        if !matches!(self.seats[index], SeatSlot::Human { .. }) {
+            return reject(ErrorCode::SeatEmpty, "nobody sits there");
+        }
+        self.seats[index] = SeatSlot::Empty;
+        self.vacate(seat);
+        Ok(Ack::default())
+    }
+
+    pub(super) fn transfer_host(
+        &mut self,
+        host_token: &str,
+        seat: SeatIndex,
+    ) -> Result<Ack, Reject> {
+        self.authorize_host(host_token)?;
+        let index = Self::check_seat(seat)?;
+        if !matches!(self.seats[index], SeatSlot::Human { .. }) {
+            return reject(
+                ErrorCode::SeatEmpty,
+                "the host role goes to a player in a seat",
+            );
+        }
+        self.host_token = Self::fresh_token();
+        self.host_seat = Some(seat);
+        for conn in self.conns.values_mut() {
+            conn.host = conn.seats >> seat & 1 != 0;
+        }
+        self.emit(Event::HostChanged { seat });
+        let token = Event::HostToken {
+            host_token: self.host_token.clone(),
+        };
+        self.emit_with_private(Event::Hidden, Some((1 << seat, token)));
+        Ok(Ack::default())
+    }
+
+    pub(super) fn start(&mut self, host_token: &str) -> Result<Ack, Reject> {
+        self.authorize_host(host_token)?;
+        self.in_lobby()?;
+        let rules = rules::rule_set(&self.settings).map_err(|e| (ErrorCode::InvalidSettings, e))?;
+        let game = Game::with_seed(rules, rand::random())
+            .map_err(|e| (ErrorCode::InvalidSettings, e.to_string()))?;
+        let level = self.settings.cpu_level;
+        for seat in 0..4u8 {
+            if matches!(self.seats[usize::from(seat)], SeatSlot::Empty) {
+                self.seats[usize::from(seat)] = SeatSlot::Cpu { level };
+                self.emit(Event::CpuSeat {
+                    seat,
+                    level: Some(level),
+                });
+            }
+        }
+        let view = views::game_view(&game);
+        self.game = Some(game);
+        self.emit(Event::Started { game: view });
+        self.advance();
+        Ok(Ack::default())
+    }
+}

@@ -1,0 +1,88 @@
+//! A room: one task that owns all of a room's state and takes commands from its inbox. Nothing
+//! else touches the state, so a room needs no locks; connections and timers only send commands.
+
+mod lobby;
+mod play;
+pub(crate) mod rules;
+mod state;
+pub(crate) mod views;
+
+use std::sync::Arc;
+
+use fourkings_engine::Move;
+use fourkings_protocol::{ClientMessage, RoomInfo, Settings};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::connection::{ConnId, Outbox};
+use crate::cpu::CpuPool;
+pub(crate) use state::Room;
+
+/// What a room's inbox takes.
+pub(crate) enum Command {
+    /// A connection opened the room's WebSocket.
+    Connect {
+        /// The connection.
+        conn: ConnId,
+        /// Where its messages go.
+        outbox: Outbox,
+    },
+    /// A connection closed.
+    Disconnect {
+        /// The connection.
+        conn: ConnId,
+    },
+    /// A message from a connection.
+    Message {
+        /// The connection.
+        conn: ConnId,
+        /// The message.
+        msg: ClientMessage,
+    },
+    /// The room's public state, for `GET /api/rooms/<id>`.
+    Info {
+        /// Where the answer goes.
+        reply: oneshot::Sender<RoomInfo>,
+    },
+    /// A CPU player chose a move for the position with this ply count and hash.
+    CpuMoved {
+        /// The ply the move was chosen for.
+        ply: u32,
+        /// The hash of the position it was chosen in.
+        hash: u64,
+        /// The move.
+        mv: Move,
+    },
+}
+
+/// A cheap, cloneable handle on a room's task.
+#[derive(Clone)]
+pub(crate) struct RoomHandle {
+    tx: mpsc::Sender<Command>,
+}
+
+impl RoomHandle {
+    /// Sends a command; `false` if the room has ended.
+    pub(crate) async fn send(&self, command: Command) -> bool {
+        self.tx.send(command).await.is_ok()
+    }
+}
+
+/// What a room needs from the server around it.
+#[derive(Clone)]
+pub(crate) struct RoomContext {
+    pub(crate) config: Arc<Config>,
+    pub(crate) cpu: CpuPool,
+    pub(crate) shutdown: CancellationToken,
+}
+
+/// Starts a room's task and returns its handle and host token.
+pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (RoomHandle, String) {
+    let (tx, rx) = mpsc::channel(1024);
+    let handle = RoomHandle { tx: tx.clone() };
+    let room = Room::new(id, settings, context, &tx);
+    let host_token = room.host_token().to_owned();
+    tokio::spawn(room.run(rx));
+    (handle, host_token)
+}

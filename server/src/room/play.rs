@@ -1,0 +1,315 @@
+//! During the game: moves, resignations, draws, takebacks, claims, and the moves nobody has to
+//! choose (walking kings) or that the CPU chooses.
+
+use std::time::Duration;
+
+use fourkings_engine::game::{DrawOfferState, GameError, ResignOutcome};
+use fourkings_engine::{Game, Move, Seat};
+use fourkings_protocol::{ErrorCode, Event, SeatIndex};
+
+use super::state::{Ack, Reject, Room, SeatSlot, reject};
+use super::{Command, views};
+use crate::connection::ConnId;
+use crate::cpu::CpuRequest;
+
+/// The engine's refusal as a protocol error.
+fn refused(error: GameError) -> Reject {
+    let message = error.to_string();
+    let code = match error {
+        GameError::GameOver => ErrorCode::GameOver,
+        GameError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
+        GameError::NotInGame | GameError::WalkingKing => ErrorCode::NotInGame,
+        GameError::IllegalMove(_) => ErrorCode::IllegalMove,
+        GameError::TakenBack(_) => ErrorCode::TakenBack,
+        GameError::NotAllowed(_) => ErrorCode::NotAllowed,
+        GameError::NoLifelines => ErrorCode::NoLifelines,
+        GameError::NothingToTakeBack => ErrorCode::NothingToTakeBack,
+        GameError::NoAlternative => ErrorCode::NoAlternative,
+        GameError::NoDrawOffer => ErrorCode::NoDrawOffer,
+        GameError::NoResignationRequest => ErrorCode::NoResignationRequest,
+        GameError::CannotClaim => ErrorCode::CannotClaim,
+    };
+    (code, message)
+}
+
+impl Room {
+    /// The game, once started, and the seat as the engine knows it, after checking the token.
+    fn seat_in_game(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Seat, Reject> {
+        self.authorize(conn, seat, token)?;
+        match &self.game {
+            None => reject(ErrorCode::NotStarted, "the game has not started"),
+            Some(game) if game.is_over() => reject(ErrorCode::GameOver, "the game is over"),
+            Some(_) => Ok(Seat::ALL[usize::from(seat)]),
+        }
+    }
+
+    fn game_mut(&mut self) -> &mut Game {
+        self.game.as_mut().expect("checked by seat_in_game")
+    }
+
+    /// Announces a change to the game that was not a move.
+    fn game_changed(&mut self, what: &str, seat: SeatIndex) {
+        let game = views::game_view(self.game.as_ref().expect("a game is running"));
+        self.emit(Event::GameChanged {
+            what: what.to_owned(),
+            seat,
+            game,
+        });
+    }
+
+    pub(super) fn play_move(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        ply: u32,
+        text: &str,
+    ) -> Result<Ack, Reject> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        let game = self.game_mut();
+        if ply != game.ply_count() {
+            return reject(
+                ErrorCode::StalePly,
+                format!(
+                    "the move is for ply {ply} but {} plies have been played",
+                    game.ply_count()
+                ),
+            );
+        }
+        if game.to_move() != Some(who) {
+            return reject(ErrorCode::NotYourTurn, "it is not this seat's turn");
+        }
+        let mv = parse_coordinate(game, text)?;
+        game.play(who, mv).map_err(refused)?;
+        self.announce_last_move(false);
+        self.advance();
+        Ok(Ack::default())
+    }
+
+    /// Emits the diff of the last ply.
+    fn announce_last_move(&mut self, automatic: bool) {
+        let game = self.game.as_ref().expect("a game is running");
+        let ply = game.plies().last().expect("a move was just played");
+        let event = views::moved_event(game, ply, automatic);
+        self.emit(Event::Moved(event));
+    }
+
+    pub(super) fn resign(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Reject> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        match self.game_mut().resign(who).map_err(refused)? {
+            ResignOutcome::Resigned => self.game_changed("resigned", seat),
+            ResignOutcome::PartnerAsked => {
+                self.game_changed("resignation_requested", seat);
+                // A CPU partner agrees: it stands in for a person who would be asked.
+                let partner = who.partner();
+                if matches!(self.seats[partner.index()], SeatSlot::Cpu { .. }) {
+                    self.game_mut()
+                        .answer_resignation(partner, true)
+                        .map_err(refused)?;
+                    self.game_changed("resigned", seat);
+                }
+            }
+        }
+        self.advance();
+        Ok(Ack::default())
+    }
+
+    pub(super) fn answer_resignation(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        accept: bool,
+    ) -> Result<Ack, Reject> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        let requester = self.game.as_ref().and_then(Game::resignation_request);
+        self.game_mut()
+            .answer_resignation(who, accept)
+            .map_err(refused)?;
+        let requester = requester.map_or(seat, |s| s.index() as SeatIndex);
+        self.game_changed(
+            if accept {
+                "resigned"
+            } else {
+                "resignation_declined"
+            },
+            requester,
+        );
+        Ok(Ack::default())
+    }
+
+    pub(super) fn offer_draw(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Reject> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        let state = self.game_mut().offer_draw(who).map_err(refused)?;
+        self.after_draw_answer(seat, state)
+    }
+
+    pub(super) fn answer_draw(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        accept: bool,
+    ) -> Result<Ack, Reject> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        if !accept {
+            self.game_mut().decline_draw(who).map_err(refused)?;
+            self.game_changed("draw_declined", seat);
+            return Ok(Ack::default());
+        }
+        let state = self.game_mut().accept_draw(who).map_err(refused)?;
+        self.after_draw_answer(seat, state)
+    }
+
+    /// After a seat agreed to a draw: CPU seats still in the game agree too (they stand in for
+    /// people who would be asked); the draw is announced as offered or agreed.
+    fn after_draw_answer(
+        &mut self,
+        seat: SeatIndex,
+        mut state: DrawOfferState,
+    ) -> Result<Ack, Reject> {
+        if state == DrawOfferState::Open {
+            let cpus: Vec<u8> = (0..4u8)
+                .filter(|&s| matches!(self.seats[usize::from(s)], SeatSlot::Cpu { .. }))
+                .collect();
+            for cpu in cpus {
+                let cpu_seat = Seat::ALL[usize::from(cpu)];
+                if self.game.as_ref().is_some_and(|g| g.is_in_game(cpu_seat)) {
+                    state = self.game_mut().accept_draw(cpu_seat).map_err(refused)?;
+                }
+            }
+        }
+        let what = if state == DrawOfferState::Agreed {
+            "draw_agreed"
+        } else {
+            "draw_offered"
+        };
+        self.game_changed(what, seat);
+        Ok(Ack::default())
+    }
+
+    pub(super) fn take_back(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Reject> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        self.game_mut().take_back(who).map_err(refused)?;
+        // A CPU's result for the ply just undone is stale now; a new one will be asked for.
+        self.game_changed("taken_back", seat);
+        self.advance();
+        Ok(Ack::default())
+    }
+
+    pub(super) fn claim_win(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Reject> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        self.game_mut().claim_win(who).map_err(refused)?;
+        self.game_changed("win_claimed", seat);
+        Ok(Ack::default())
+    }
+
+    /// Plays the moves nobody chooses (walking kings), and asks the CPU for a CPU seat's move.
+    pub(super) fn advance(&mut self) {
+        loop {
+            let Some(game) = self.game.as_mut() else {
+                return;
+            };
+            if game.is_over() {
+                return;
+            }
+            if game.walking_king_to_move() {
+                if game.walk_king().is_err() {
+                    return;
+                }
+                self.announce_last_move(true);
+                continue;
+            }
+            let Some(seat) = game.to_move() else { return };
+            if matches!(self.seats[seat.index()], SeatSlot::Cpu { .. }) && !self.cpu_thinking {
+                self.ask_cpu();
+            }
+            return;
+        }
+    }
+
+    fn ask_cpu(&mut self) {
+        let Some(game) = self.game.as_ref() else {
+            return;
+        };
+        let Some(inbox) = self.inbox.upgrade() else {
+            return;
+        };
+        let ply = game.ply_count();
+        let hash = game.position().hash();
+        let request = CpuRequest {
+            position: game.position().clone(),
+            rules: *game.rules(),
+            moves: game.legal_moves(),
+            budget: Duration::from_millis(500),
+            seed: game.seed() ^ u64::from(ply),
+        };
+        if request.moves.is_empty() {
+            return;
+        }
+        self.cpu_thinking = true;
+        let pool = self.context.cpu.clone();
+        tokio::spawn(async move {
+            if let Some(mv) = pool.think(request).await {
+                let _ = inbox.send(Command::CpuMoved { ply, hash, mv }).await;
+            }
+        });
+    }
+
+    /// A CPU result arrived: play it if it is still for the current position, else drop it.
+    pub(super) fn cpu_moved(&mut self, ply: u32, hash: u64, mv: Move) {
+        self.cpu_thinking = false;
+        let Some(game) = self.game.as_mut() else {
+            return;
+        };
+        let current = !game.is_over() && game.ply_count() == ply && game.position().hash() == hash;
+        let seat = game.to_move();
+        let cpu_to_move =
+            seat.is_some_and(|s| matches!(self.seats[s.index()], SeatSlot::Cpu { .. }));
+        if current && cpu_to_move {
+            if let Some(seat) = seat {
+                if game.play(seat, mv).is_ok() {
+                    self.announce_last_move(false);
+                }
+            }
+        }
+        self.advance();
+    }
+}
+
+/// The legal move `text` names in coordinate form (`h2h4`, `h10h11q`).
+fn parse_coordinate(game: &Game, text: &str) -> Result<Move, Reject> {
+    let well_formed = text.len() <= 8
+        && text.chars().all(|c| c.is_ascii_alphanumeric())
+        && text.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+    if !well_formed {
+        return reject(
+            ErrorCode::BadMove,
+            format!("{text:?} is not a move like h2h4 or h10h11q"),
+        );
+    }
+    views::find_move(game, text).ok_or((
+        ErrorCode::IllegalMove,
+        format!("{text} is not a legal move here"),
+    ))
+}

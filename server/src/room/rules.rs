@@ -1,0 +1,177 @@
+//! A room's settings: defaults per preset, patches, validation, and the engine rule set they make.
+
+use fourkings_engine::{Format, Preset, PromotionSet, RuleSet};
+use fourkings_protocol::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
+
+/// The settings of a new room with `preset`.
+pub(crate) fn defaults(preset: Preset) -> Settings {
+    let rules = preset.rules();
+    Settings {
+        preset: preset.name().to_owned(),
+        castling: rules.castling,
+        en_passant: rules.en_passant,
+        king_capture: rules.king_capture,
+        promotion: match rules.promotion {
+            PromotionSet::All => PromotionChoice::All,
+            PromotionSet::QueenOnly => PromotionChoice::Queen,
+            PromotionSet::Minor => PromotionChoice::Minor,
+        },
+        fifty_move_rule: rules.fifty_move_plies.is_some(),
+        move_limit: 0,
+        pawn_breakthrough: false,
+        lifelines: false,
+        silent_partners: false,
+        switch_partners: false,
+        turn_limit: 0,
+        team_clock: 0,
+        cpu_level: CpuLevel::Medium,
+        rotate_first_seat: true,
+        show_legal_moves: true,
+    }
+}
+
+/// Applies `patch` to `settings`, or says what is wrong and leaves them unchanged.
+pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settings, String> {
+    let mut next = match &patch.preset {
+        Some(name) => {
+            let preset: Preset = name.parse().map_err(|e| format!("{e}"))?;
+            Settings {
+                cpu_level: settings.cpu_level,
+                rotate_first_seat: settings.rotate_first_seat,
+                ..defaults(preset)
+            }
+        }
+        None => settings.clone(),
+    };
+    macro_rules! set {
+        ($($field:ident),*) => { $( if let Some(value) = patch.$field { next.$field = value; } )* };
+    }
+    set!(
+        castling,
+        en_passant,
+        king_capture,
+        promotion,
+        fifty_move_rule,
+        move_limit,
+        pawn_breakthrough,
+        lifelines,
+        silent_partners,
+        switch_partners,
+        turn_limit,
+        team_clock,
+        cpu_level,
+        rotate_first_seat,
+        show_legal_moves
+    );
+    validate(&next)?;
+    Ok(next)
+}
+
+/// Checks settings that no rule set could express, then the rule set itself.
+pub(crate) fn validate(settings: &Settings) -> Result<(), String> {
+    if ![0, 30, 60].contains(&settings.turn_limit) {
+        return Err(format!(
+            "turn_limit must be 0, 30 or 60 seconds, not {}",
+            settings.turn_limit
+        ));
+    }
+    if ![0, 3, 5, 10, 15].contains(&settings.team_clock) {
+        return Err(format!(
+            "team_clock must be 0, 3, 5, 10 or 15 minutes, not {}",
+            settings.team_clock
+        ));
+    }
+    let rules = rule_set(settings)?;
+    if rules.format != Format::Duo && settings.team_clock != 0 {
+        return Err("team_clock applies to Duo only".to_owned());
+    }
+    if rules.format != Format::Teams && (settings.silent_partners || settings.switch_partners) {
+        return Err("silent_partners and switch_partners apply to Teams only".to_owned());
+    }
+    Ok(())
+}
+
+/// The engine rule set the settings describe.
+pub(crate) fn rule_set(settings: &Settings) -> Result<RuleSet, String> {
+    let preset: Preset = settings.preset.parse().map_err(|e| format!("{e}"))?;
+    let base = preset.rules();
+    let default_fifty = match base.format {
+        Format::Duo => 100,
+        _ => 200,
+    };
+    let rules = RuleSet {
+        castling: settings.castling,
+        en_passant: settings.en_passant,
+        king_capture: settings.king_capture,
+        promotion: match settings.promotion {
+            PromotionChoice::All => PromotionSet::All,
+            PromotionChoice::Queen => PromotionSet::QueenOnly,
+            PromotionChoice::Minor => PromotionSet::Minor,
+        },
+        fifty_move_plies: settings
+            .fifty_move_rule
+            .then(|| base.fifty_move_plies.unwrap_or(default_fifty)),
+        move_limit: (settings.move_limit > 0).then_some(settings.move_limit),
+        pawn_breakthrough: settings.pawn_breakthrough,
+        lifelines: if settings.lifelines { 2 } else { 0 },
+        ..base
+    };
+    rules.validate().map_err(|e| e.to_string())?;
+    Ok(rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_default_is_valid() {
+        for preset in Preset::ALL {
+            let settings = defaults(preset);
+            validate(&settings).unwrap();
+            assert_eq!(rule_set(&settings).unwrap(), preset.rules());
+        }
+    }
+
+    #[test]
+    fn patches_change_only_what_they_name_and_are_checked() {
+        let settings = defaults(Preset::Teams);
+        let patch = SettingsPatch {
+            en_passant: Some(false),
+            turn_limit: Some(30),
+            ..SettingsPatch::default()
+        };
+        let next = apply(&settings, &patch).unwrap();
+        assert!(!next.en_passant && next.castling && next.turn_limit == 30);
+        let bad = SettingsPatch {
+            turn_limit: Some(45),
+            ..SettingsPatch::default()
+        };
+        assert!(apply(&settings, &bad).is_err());
+        let bad = SettingsPatch {
+            preset: Some("duo".into()),
+            king_capture: Some(true),
+            ..SettingsPatch::default()
+        };
+        assert!(apply(&settings, &bad).is_err());
+        let duo = SettingsPatch {
+            preset: Some("duo".into()),
+            team_clock: Some(5),
+            ..SettingsPatch::default()
+        };
+        let next = apply(&settings, &duo).unwrap();
+        assert_eq!(
+            (next.preset.as_str(), next.team_clock, next.king_capture),
+            ("duo", 5, false)
+        );
+        let bad = SettingsPatch {
+            preset: Some("chess".into()),
+            ..SettingsPatch::default()
+        };
+        assert!(
+            apply(&settings, &bad)
+                .unwrap_err()
+                .contains("unknown preset")
+        );
+    }
+}

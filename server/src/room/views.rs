@@ -1,0 +1,229 @@
+//! The protocol's views of a room's game, built from the engine's `Game`.
+
+use std::collections::BTreeMap;
+
+use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
+use fourkings_engine::notation::{Fen, termination_text, write_fen4};
+use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Seat};
+use fourkings_protocol::{ArmyState, GameResult, GameView, LegalMoves, MovedEvent, SeatIndex};
+
+/// The label of a seat: the army on the cross board, W1/B1/W2/B2 in Duo.
+pub(crate) fn seat_label(format: Format, seat: SeatIndex) -> String {
+    Seat::ALL[usize::from(seat)].name(format).to_owned()
+}
+
+/// A piece as the protocol writes it: army letter (`w`/`b` in Duo) and role letter.
+fn piece_code(format: Format, piece: Piece) -> String {
+    let army = match (format, piece.army) {
+        (Format::Duo, Army::Red) => 'w',
+        (Format::Duo, _) => 'b',
+        (_, army) => army.letter(),
+    };
+    format!("{army}{}", piece.role.upper_char())
+}
+
+/// A move in coordinate form: `h2h4`, `h10h11q`.
+pub(crate) fn coordinate(mv: Move) -> String {
+    let mut text = format!("{}{}", mv.from(), mv.to());
+    if let Some(role) = mv.promotion() {
+        text.push(role.upper_char().to_ascii_lowercase());
+    }
+    text
+}
+
+/// The legal move of the seat to move that `text` names in coordinate form.
+pub(crate) fn find_move(game: &Game, text: &str) -> Option<Move> {
+    let text = text.trim().to_ascii_lowercase();
+    game.legal_moves()
+        .iter()
+        .copied()
+        .find(|&mv| coordinate(mv) == text)
+}
+
+fn seats_of_armies(game: &Game, armies: impl Iterator<Item = Army>) -> Vec<SeatIndex> {
+    let format = game.rules().format;
+    let mut seats: Vec<SeatIndex> = armies
+        .flat_map(|army| {
+            Seat::ALL
+                .into_iter()
+                .filter(move |s| s.army(format) == army)
+                .map(|s| s.index() as SeatIndex)
+        })
+        .collect();
+    seats.sort_unstable();
+    seats.dedup();
+    seats
+}
+
+/// Points by seat (free-for-all; zeros otherwise).
+fn points(game: &Game) -> [i32; 4] {
+    match game.rules().format {
+        Format::FreeForAll => game.points().0,
+        _ => [0; 4],
+    }
+}
+
+/// How each seat's army stands.
+fn armies(game: &Game) -> [ArmyState; 4] {
+    Seat::ALL.map(|seat| match game.position().status(game.army_of(seat)) {
+        ArmyStatus::Playing => ArmyState::Playing,
+        ArmyStatus::KingWalking => ArmyState::KingWalking,
+        ArmyStatus::Out => ArmyState::Out,
+        ArmyStatus::Absent => ArmyState::Absent,
+    })
+}
+
+/// The seats whose king is attacked: in Duo both seats of the checked colour.
+fn checks(game: &Game) -> Vec<SeatIndex> {
+    seats_of_armies(game, game.position().checked_armies().iter())
+}
+
+/// The result of a finished game.
+pub(crate) fn result(game: &Game) -> Option<GameResult> {
+    let outcome = game.outcome()?;
+    let format = game.rules().format;
+    let winners = match outcome {
+        Outcome::Win { team, .. } => team
+            .seats()
+            .iter()
+            .map(|s| s.index() as SeatIndex)
+            .collect(),
+        Outcome::Draw { .. } => Vec::new(),
+        Outcome::Standings { winners, .. } => seats_of_armies(game, winners.iter()),
+    };
+    let reason = match outcome {
+        Outcome::Win { reason, .. } => match reason {
+            WinReason::Checkmate { .. } => "checkmate",
+            WinReason::KingCaptured { .. } => "king_captured",
+            WinReason::Resignation { .. } => "resignation",
+            WinReason::Breakthrough { .. } => "breakthrough",
+            WinReason::Timeout { .. } => "timeout",
+            WinReason::Abandonment { .. } => "abandonment",
+        },
+        Outcome::Draw { reason } => draw_reason(*reason),
+        Outcome::Standings { reason, .. } => match reason {
+            FfaEnding::LastPlayer => "last_player",
+            FfaEnding::Lead => "lead",
+            FfaEnding::Claimed { .. } => "claimed",
+            FfaEnding::Draw(reason) => draw_reason(*reason),
+            FfaEnding::MoveLimit => "move_limit",
+        },
+    };
+    Some(GameResult {
+        winners,
+        reason: reason.to_owned(),
+        text: termination_text(game).unwrap_or_default(),
+        points: (format == Format::FreeForAll).then(|| points(game)),
+    })
+}
+
+fn draw_reason(reason: DrawReason) -> &'static str {
+    match reason {
+        DrawReason::Stalemate { .. } => "stalemate",
+        DrawReason::Agreement => "agreement",
+        DrawReason::Repetition => "repetition",
+        DrawReason::FiftyMoves => "fifty_moves",
+        DrawReason::DeadPosition => "dead_position",
+        DrawReason::MoveLimit => "move_limit",
+    }
+}
+
+/// The whole game.
+pub(crate) fn game_view(game: &Game) -> GameView {
+    let format = game.rules().format;
+    let pos = game.position();
+    let mut pieces = BTreeMap::new();
+    let mut promoted = Vec::new();
+    for (sq, piece) in pos.pieces() {
+        pieces.insert(sq.to_string(), piece_code(format, piece));
+        if piece.promoted {
+            promoted.push(sq.to_string());
+        }
+    }
+    let last = game.plies().last();
+    let fen = match format {
+        Format::Duo => Fen::from_position(pos, game.ply_count() / 2 + 1)
+            .map(|f| f.to_string())
+            .unwrap_or_default(),
+        _ => {
+            let mut setup = pos.to_setup();
+            setup.points = game.points();
+            write_fen4(&setup)
+        }
+    };
+    GameView {
+        board: match format {
+            Format::Duo => "classic",
+            _ => "cross",
+        }
+        .to_owned(),
+        pieces,
+        promoted,
+        to_move: game.to_move().map(|s| s.index() as SeatIndex),
+        ply: game.ply_count(),
+        moves: game.plies().map(|p| p.text.clone()).collect(),
+        last_move: last.map(|p| [p.mv.from().to_string(), p.mv.to().to_string()]),
+        checks: checks(game),
+        points: points(game),
+        armies: armies(game),
+        lifelines: [
+            game.lifelines(fourkings_engine::Team::RedYellow),
+            game.lifelines(fourkings_engine::Team::BlueGreen),
+        ],
+        draw_offer: game
+            .draw_offer()
+            .unwrap_or_default()
+            .iter()
+            .map(|s| s.index() as SeatIndex)
+            .collect(),
+        resignation_request: game.resignation_request().map(|s| s.index() as SeatIndex),
+        fen,
+        result: result(game),
+    }
+}
+
+/// The diff of the move `ply`, just played in `game`.
+pub(crate) fn moved_event(game: &Game, ply: &Ply, automatic: bool) -> MovedEvent {
+    let format = game.rules().format;
+    let pos = game.position();
+    let changed = ply
+        .changed
+        .iter()
+        .map(|&sq| {
+            (
+                sq.to_string(),
+                pos.piece_at(sq).map(|p| piece_code(format, p)),
+            )
+        })
+        .collect();
+    MovedEvent {
+        seat: ply.seat.index() as SeatIndex,
+        ply: game.ply_count(),
+        text: ply.text.clone(),
+        mv: coordinate(ply.mv),
+        changed,
+        to_move: game.to_move().map(|s| s.index() as SeatIndex),
+        checks: checks(game),
+        points: points(game),
+        armies: armies(game),
+        automatic: automatic || ply.walking,
+        result: result(game),
+    }
+}
+
+/// The legal moves of the seat to move, if a person or CPU is to choose one.
+pub(crate) fn legal_moves(game: &Game) -> Option<LegalMoves> {
+    let seat = game.to_move()?;
+    if game.walking_king_to_move() {
+        return None;
+    }
+    Some(LegalMoves {
+        seat: seat.index() as SeatIndex,
+        ply: game.ply_count(),
+        moves: game
+            .legal_moves()
+            .iter()
+            .map(|&mv| coordinate(mv))
+            .collect(),
+    })
+}
