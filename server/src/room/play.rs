@@ -13,6 +13,8 @@ use crate::connection::ConnId;
 use crate::cpu::CpuRequest;
 
 /// The engine's refusal as a protocol error.
+// Taken by value so that it reads `map_err(refused)`.
+#[allow(clippy::needless_pass_by_value)]
 fn refused(error: GameError) -> Reject {
     let message = error.to_string();
     let code = match error {
