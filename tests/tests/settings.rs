@@ -1,0 +1,147 @@
+//! Issue 3, item 3: settings, changed only by the host, before the start, and applied to the game.
+
+use fourkings_protocol::{
+    ClientMessage, CpuLevel, ErrorCode, Event, PromotionChoice, RoomInfo, ServerMessage, Settings,
+    SettingsPatch,
+};
+use fourkings_tests::{Table, TestServer};
+
+/// A patch that changes every field, and the settings it must produce from `teams`.
+fn every_field() -> (SettingsPatch, impl Fn(&Settings)) {
+    let patch = SettingsPatch {
+        preset: Some("teams-classic".into()),
+        castling: Some(false),
+        en_passant: Some(true),
+        king_capture: Some(false),
+        promotion: Some(PromotionChoice::Minor),
+        fifty_move_rule: Some(false),
+        move_limit: Some(120),
+        pawn_breakthrough: Some(true),
+        lifelines: Some(true),
+        silent_partners: Some(true),
+        switch_partners: Some(true),
+        turn_limit: Some(60),
+        team_clock: Some(0),
+        cpu_level: Some(CpuLevel::Hard),
+        rotate_first_seat: Some(false),
+        show_legal_moves: Some(false),
+    };
+    let check = |s: &Settings| {
+        assert_eq!(s.preset, "teams-classic");
+        assert!(!s.castling && s.en_passant && !s.king_capture && !s.fifty_move_rule);
+        assert_eq!(s.promotion, PromotionChoice::Minor);
+        assert_eq!((s.move_limit, s.turn_limit, s.team_clock), (120, 60, 0));
+        assert!(s.pawn_breakthrough && s.lifelines && s.silent_partners && s.switch_partners);
+        assert_eq!(s.cpu_level, CpuLevel::Hard);
+        assert!(!s.rotate_first_seat && !s.show_legal_moves);
+    };
+    (patch, check)
+}
+
+#[tokio::test]
+async fn the_host_can_change_every_setting_before_the_start() {
+    let server = TestServer::start().await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let host = room.host_token.clone();
+    let (mut h, _) = server.connect(&room.id).await;
+    let (patch, check) = every_field();
+    h.ok(|req| ClientMessage::UpdateSettings { req, host_token: host.clone(), settings: patch.clone() }).await;
+    let (_, event) = h.event().await;
+    let Event::SettingsChanged { settings } = event else { panic!("{event:?}") };
+    check(&settings);
+    let info: RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    check(&info.settings);
+}
+
+#[tokio::test]
+async fn a_new_preset_resets_the_rule_options_to_its_own() {
+    let server = TestServer::start().await;
+    let room = server.create_room(&SettingsPatch { en_passant: Some(false), ..SettingsPatch::default() }).await;
+    let host = room.host_token.clone();
+    let (mut h, _) = server.connect(&room.id).await;
+    h.ok(|req| ClientMessage::UpdateSettings {
+        req,
+        host_token: host.clone(),
+        settings: SettingsPatch { preset: Some("ffa".into()), ..SettingsPatch::default() },
+    })
+    .await;
+    let info: RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    assert_eq!(info.settings.preset, "ffa");
+    assert!(info.settings.en_passant, "ffa plays en passant");
+    assert_eq!(info.settings.promotion, PromotionChoice::Queen);
+}
+
+#[tokio::test]
+async fn settings_that_make_no_sense_are_refused_and_change_nothing() {
+    let server = TestServer::start().await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let host = room.host_token.clone();
+    let (mut h, _) = server.connect(&room.id).await;
+    let before: RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    let bad = [
+        SettingsPatch { turn_limit: Some(45), ..SettingsPatch::default() },
+        SettingsPatch { team_clock: Some(5), ..SettingsPatch::default() },
+        SettingsPatch { preset: Some("duo".into()), king_capture: Some(true), ..SettingsPatch::default() },
+        SettingsPatch { preset: Some("ffa".into()), lifelines: Some(true), ..SettingsPatch::default() },
+        SettingsPatch { preset: Some("ffa".into()), silent_partners: Some(true), ..SettingsPatch::default() },
+        SettingsPatch { preset: Some("four-player-go".into()), ..SettingsPatch::default() },
+    ];
+    for patch in bad {
+        h.fails(ErrorCode::InvalidSettings, |req| ClientMessage::UpdateSettings { req, host_token: host.clone(), settings: patch.clone() }).await;
+    }
+    let after: RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    assert_eq!(before, after);
+}
+
+#[tokio::test]
+async fn settings_are_fixed_once_the_game_starts() {
+    let server = TestServer::start().await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let host = table.room.host_token.clone();
+    table.players[0]
+        .fails(ErrorCode::AlreadyStarted, |req| ClientMessage::UpdateSettings {
+            req,
+            host_token: host.clone(),
+            settings: SettingsPatch { castling: Some(false), ..SettingsPatch::default() },
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn the_settings_become_the_games_rules() {
+    let server = TestServer::start().await;
+    // Duo on the classic board, with lifelines refused but a move limit of four plies.
+    let duo = SettingsPatch { preset: Some("duo".into()), move_limit: Some(4), ..SettingsPatch::default() };
+    let mut table = Table::seat_four(&server, &duo, true).await;
+    let game = loop {
+        if let (_, Event::Started { game }) = table.players[1].event().await {
+            break game;
+        }
+    };
+    assert_eq!(game.board, "classic");
+    assert_eq!(game.pieces.get("e1").map(String::as_str), Some("wK"));
+    assert_eq!(game.to_move, Some(0));
+    for (ply, (seat, mv)) in [(0, "e2e4"), (1, "e7e5"), (2, "g1f3"), (3, "b8c6")].into_iter().enumerate() {
+        let answer = table.play(seat, ply as u32, mv).await;
+        assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    }
+    let result = loop {
+        if let (_, Event::Moved(moved)) = table.players[2].event().await {
+            if let Some(result) = moved.result {
+                break result;
+            }
+        }
+    };
+    assert_eq!(result.reason, "move_limit");
+    assert!(result.winners.is_empty());
+
+    // Teams with lifelines: each team starts with two.
+    let lifelines = SettingsPatch { lifelines: Some(true), ..SettingsPatch::default() };
+    let mut table = Table::seat_four(&server, &lifelines, true).await;
+    let game = loop {
+        if let (_, Event::Started { game }) = table.players[0].event().await {
+            break game;
+        }
+    };
+    assert_eq!(game.lifelines, [2, 2]);
+}
