@@ -52,6 +52,9 @@ pub struct Settings {
     pub silent_partners: bool,
     /// Twist (Teams): a session of three games, every pairing once.
     pub switch_partners: bool,
+    /// Free-for-all: with two players left and a lead of more than 20, the leader claims the win
+    /// (`claim_win`) instead of the game ending by itself.
+    pub claim_win: bool,
     /// Seconds per move: 0 (none), 30 or 60.
     pub turn_limit: u32,
     /// Duo: minutes per team bank: 0 (untimed), 3, 5, 10 or 15.
@@ -102,6 +105,9 @@ pub struct SettingsPatch {
     /// See [`Settings::switch_partners`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub switch_partners: Option<bool>,
+    /// See [`Settings::claim_win`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_win: Option<bool>,
     /// See [`Settings::turn_limit`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_limit: Option<u32>,

@@ -20,6 +20,7 @@ fn every_field() -> (SettingsPatch, impl Fn(&Settings)) {
         lifelines: Some(true),
         silent_partners: Some(true),
         switch_partners: Some(true),
+        claim_win: None,
         turn_limit: Some(60),
         team_clock: Some(0),
         cpu_level: Some(CpuLevel::Hard),
@@ -84,6 +85,7 @@ async fn settings_that_make_no_sense_are_refused_and_change_nothing() {
         SettingsPatch { preset: Some("duo".into()), king_capture: Some(true), ..SettingsPatch::default() },
         SettingsPatch { preset: Some("ffa".into()), lifelines: Some(true), ..SettingsPatch::default() },
         SettingsPatch { preset: Some("ffa".into()), silent_partners: Some(true), ..SettingsPatch::default() },
+        SettingsPatch { claim_win: Some(true), ..SettingsPatch::default() },
         SettingsPatch { preset: Some("four-player-go".into()), ..SettingsPatch::default() },
     ];
     for patch in bad {

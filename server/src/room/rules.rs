@@ -1,6 +1,6 @@
 //! A room's settings: defaults per preset, patches, validation, and the engine rule set they make.
 
-use fourkings_engine::{Format, Preset, PromotionSet, RuleSet};
+use fourkings_engine::{Format, LeadEnding, Preset, PromotionSet, RuleSet};
 use fourkings_protocol::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
 
 /// The settings of a new room with `preset`.
@@ -22,6 +22,7 @@ pub(crate) fn defaults(preset: Preset) -> Settings {
         lifelines: false,
         silent_partners: false,
         switch_partners: false,
+        claim_win: false,
         turn_limit: 0,
         team_clock: 0,
         cpu_level: CpuLevel::Medium,
@@ -57,6 +58,7 @@ pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settin
         lifelines,
         silent_partners,
         switch_partners,
+        claim_win,
         turn_limit,
         team_clock,
         cpu_level,
@@ -88,6 +90,9 @@ pub(crate) fn validate(settings: &Settings) -> Result<(), String> {
     if rules.format != Format::Teams && (settings.silent_partners || settings.switch_partners) {
         return Err("silent_partners and switch_partners apply to Teams only".to_owned());
     }
+    if rules.format != Format::FreeForAll && settings.claim_win {
+        return Err("claim_win applies to free-for-all only".to_owned());
+    }
     Ok(())
 }
 
@@ -114,6 +119,7 @@ pub(crate) fn rule_set(settings: &Settings) -> Result<RuleSet, String> {
         move_limit: (settings.move_limit > 0).then_some(settings.move_limit),
         pawn_breakthrough: settings.pawn_breakthrough,
         lifelines: if settings.lifelines { 2 } else { 0 },
+        lead_ending: if settings.claim_win { LeadEnding::Claim } else { LeadEnding::Automatic },
         ..base
     };
     rules.validate().map_err(|e| e.to_string())?;
