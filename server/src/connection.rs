@@ -93,15 +93,18 @@ pub(crate) async fn run(socket: WebSocket, room: RoomHandle, config: Arc<Config>
         overflow: CancellationToken::new(),
     };
     let (sink, stream) = socket.split();
-    let writer = tokio::spawn(write_loop(sink, rx, outbox.overflow.clone()));
-    if room
-        .send(Command::Connect {
-            conn,
-            outbox: outbox.clone(),
-        })
-        .await
-    {
-        read_loop(stream, &room, conn, &outbox, &config).await;
+    let mut writer = tokio::spawn(write_loop(sink, rx, outbox.overflow.clone()));
+    let connected = Command::Connect {
+        conn,
+        outbox: outbox.clone(),
+    };
+    if room.send(connected).await {
+        // Whichever side ends first ends the connection: the client closing (the reader), or the
+        // server closing it (the writer sent the close frame; no need to wait for the reply).
+        tokio::select! {
+            () = read_loop(stream, &room, conn, &outbox, &config) => {}
+            _ = &mut writer => {}
+        }
         room.send(Command::Disconnect { conn }).await;
     }
     drop(outbox);

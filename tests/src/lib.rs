@@ -306,3 +306,98 @@ impl Table {
             .await
     }
 }
+
+/// The `fourkings` binary of this build. The first call in a test process runs `cargo build` for
+/// it (a no-op when it is up to date), so a test never runs a stale binary.
+pub fn fourkings_binary() -> std::path::PathBuf {
+    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            // Test executables live in target/<profile>/deps; the binary in target/<profile>.
+            let exe = std::env::current_exe().expect("the test executable's path");
+            let profile_dir = exe
+                .parent()
+                .and_then(std::path::Path::parent)
+                .expect("target/<profile>");
+            let release = profile_dir.file_name().is_some_and(|n| n == "release");
+            let mut build = std::process::Command::new(env!("CARGO"));
+            build.args([
+                "build",
+                "--quiet",
+                "-p",
+                "fourkings-server",
+                "--bin",
+                "fourkings",
+            ]);
+            if release {
+                build.arg("--release");
+            }
+            let status = build.status().expect("cargo runs");
+            assert!(status.success(), "building the fourkings binary failed");
+            profile_dir.join(format!("fourkings{}", std::env::consts::EXE_SUFFIX))
+        })
+        .clone()
+}
+
+/// A `fourkings serve` process, stopped when dropped.
+pub struct ServerProcess {
+    /// The process.
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// Its standard output, after the `listening on` line.
+    pub stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl ServerProcess {
+    /// Runs the binary with `args` and `env`, and waits for its `listening on` line.
+    pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
+        use std::io::BufRead;
+        let mut command = std::process::Command::new(fourkings_binary());
+        command
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("the binary starts");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
+        // From here on, dropping the process (a failed assertion included) kills and reaps it.
+        let mut process = ServerProcess {
+            child,
+            base: String::new(),
+            stdout,
+        };
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let read = process
+                .stdout
+                .read_line(&mut line)
+                .expect("reading the server's output");
+            assert!(read > 0, "the server exited before listening");
+            if let Some(base) = line.trim().strip_prefix("listening on ") {
+                process.base = base.to_owned();
+                return process;
+            }
+        }
+    }
+
+    /// Sends a signal (`TERM`, `INT`) and waits for the process to exit.
+    pub fn signal_and_wait(&mut self, signal: &str) -> std::process::ExitStatus {
+        let status = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        self.child.wait().expect("the server exits")
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

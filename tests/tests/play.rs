@@ -16,7 +16,9 @@ async fn next_move(client: &mut fourkings_tests::Client) -> (u64, fourkings_prot
 }
 
 /// The next `game_changed` event a client sees.
-async fn next_change(client: &mut fourkings_tests::Client) -> (String, u8, fourkings_protocol::GameView) {
+async fn next_change(
+    client: &mut fourkings_tests::Client,
+) -> (String, u8, fourkings_protocol::GameView) {
     loop {
         if let (_, Event::GameChanged { what, seat, game }) = client.event().await {
             return (what, seat, game);
@@ -37,24 +39,45 @@ async fn a_move_is_one_diff_for_everyone_and_legal_moves_for_the_next_player_onl
     let answer = table.play(0, 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     let mut versions = Vec::new();
-    for client in table.players.iter_mut().chain(std::iter::once(&mut spectator)) {
+    for client in table
+        .players
+        .iter_mut()
+        .chain(std::iter::once(&mut spectator))
+    {
         let (v, moved) = next_move(client).await;
         versions.push(v);
-        assert_eq!((moved.seat, moved.ply, moved.text.as_str(), moved.mv.as_str()), (0, 1, "h2-h4", "h2h4"));
+        assert_eq!(
+            (
+                moved.seat,
+                moved.ply,
+                moved.text.as_str(),
+                moved.mv.as_str()
+            ),
+            (0, 1, "h2-h4", "h2h4")
+        );
         assert_eq!(moved.changed.get("h2"), Some(&None));
         assert_eq!(moved.changed.get("h4"), Some(&Some("rP".to_owned())));
         assert_eq!(moved.to_move, Some(1));
         assert!(moved.checks.is_empty() && moved.result.is_none());
     }
-    assert!(versions.windows(2).all(|w| w[0] == w[1]), "one version for everyone: {versions:?}");
+    assert!(
+        versions.windows(2).all(|w| w[0] == w[1]),
+        "one version for everyone: {versions:?}"
+    );
     // Blue's connection gets Blue's legal moves; the spectator gets none.
     let blue = table.players[1].legal_moves().await;
     assert_eq!((blue.seat, blue.ply), (1, 1));
     while let Some(message) = spectator.quiet_for(Duration::from_millis(200)).await {
-        assert!(!matches!(message, ServerMessage::LegalMoves { .. }), "spectators get no legal moves");
+        assert!(
+            !matches!(message, ServerMessage::LegalMoves { .. }),
+            "spectators get no legal moves"
+        );
     }
     while let Some(message) = table.players[0].quiet_for(Duration::from_millis(100)).await {
-        assert!(!matches!(message, ServerMessage::LegalMoves { .. }), "Red gets no legal moves for Blue");
+        assert!(
+            !matches!(message, ServerMessage::LegalMoves { .. }),
+            "Red gets no legal moves for Blue"
+        );
     }
 }
 
@@ -66,29 +89,73 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move() {
     let blue = table.tokens[1].clone();
     // Blue out of turn.
     table.players[1]
-        .fails(ErrorCode::NotYourTurn, |req| ClientMessage::Move { req, seat: 1, token: blue.clone(), ply: 0, mv: "b7c7".into() })
+        .fails(ErrorCode::NotYourTurn, |req| ClientMessage::Move {
+            req,
+            seat: 1,
+            token: blue.clone(),
+            ply: 0,
+            mv: "b7c7".into(),
+        })
         .await;
     // Blue's token for Red's seat.
     table.players[1]
-        .fails(ErrorCode::BadToken, |req| ClientMessage::Move { req, seat: 0, token: blue.clone(), ply: 0, mv: "h2h4".into() })
+        .fails(ErrorCode::BadToken, |req| ClientMessage::Move {
+            req,
+            seat: 0,
+            token: blue.clone(),
+            ply: 0,
+            mv: "h2h4".into(),
+        })
         .await;
     // The wrong ply.
     table.players[0]
-        .fails(ErrorCode::StalePly, |req| ClientMessage::Move { req, seat: 0, token: red.clone(), ply: 3, mv: "h2h4".into() })
+        .fails(ErrorCode::StalePly, |req| ClientMessage::Move {
+            req,
+            seat: 0,
+            token: red.clone(),
+            ply: 3,
+            mv: "h2h4".into(),
+        })
         .await;
     // Illegal and malformed moves.
     table.players[0]
-        .fails(ErrorCode::IllegalMove, |req| ClientMessage::Move { req, seat: 0, token: red.clone(), ply: 0, mv: "h2h5".into() })
+        .fails(ErrorCode::IllegalMove, |req| ClientMessage::Move {
+            req,
+            seat: 0,
+            token: red.clone(),
+            ply: 0,
+            mv: "h2h5".into(),
+        })
         .await;
     table.players[0]
-        .fails(ErrorCode::BadMove, |req| ClientMessage::Move { req, seat: 0, token: red.clone(), ply: 0, mv: "h2-h4!".into() })
+        .fails(ErrorCode::BadMove, |req| ClientMessage::Move {
+            req,
+            seat: 0,
+            token: red.clone(),
+            ply: 0,
+            mv: "h2-h4!".into(),
+        })
         .await;
     // The move, then its resend: the resend is stale and changes nothing.
-    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    assert!(matches!(
+        table.play(0, 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
     table.players[0]
-        .fails(ErrorCode::StalePly, |req| ClientMessage::Move { req, seat: 0, token: red.clone(), ply: 0, mv: "h2h4".into() })
+        .fails(ErrorCode::StalePly, |req| ClientMessage::Move {
+            req,
+            seat: 0,
+            token: red.clone(),
+            ply: 0,
+            mv: "h2h4".into(),
+        })
         .await;
-    let info: fourkings_protocol::RoomInfo = server.get(&format!("/api/rooms/{}", table.room.id)).await.json().await.unwrap();
+    let info: fourkings_protocol::RoomInfo = server
+        .get(&format!("/api/rooms/{}", table.room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     let (_, snapshot) = server.connect(&table.room.id).await;
     assert_eq!(snapshot.game.unwrap().ply, 1);
     assert_eq!(info.v, snapshot.v);
@@ -97,22 +164,61 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move() {
 #[tokio::test]
 async fn resignation_with_the_partners_consent() {
     let server = TestServer::start().await;
-    let classic = SettingsPatch { preset: Some("teams-classic".into()), ..SettingsPatch::default() };
+    let classic = SettingsPatch {
+        preset: Some("teams-classic".into()),
+        ..SettingsPatch::default()
+    };
     let mut table = Table::seat_four(&server, &classic, true).await;
     let red = table.tokens[0].clone();
     let yellow = table.tokens[2].clone();
-    table.players[0].ok(|req| ClientMessage::Resign { req, seat: 0, token: red.clone() }).await;
+    table.players[0]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: 0,
+            token: red.clone(),
+        })
+        .await;
     let (what, seat, game) = next_change(&mut table.players[2]).await;
-    assert_eq!((what.as_str(), seat, game.resignation_request), ("resignation_requested", 0, Some(0)));
+    assert_eq!(
+        (what.as_str(), seat, game.resignation_request),
+        ("resignation_requested", 0, Some(0))
+    );
     assert!(game.result.is_none());
     // Blue cannot answer for Yellow; Yellow declines, then Red asks again and Yellow agrees.
     let blue = table.tokens[1].clone();
     table.players[1]
-        .fails(ErrorCode::NoResignationRequest, |req| ClientMessage::AnswerResignation { req, seat: 1, token: blue.clone(), accept: true })
+        .fails(ErrorCode::NoResignationRequest, |req| {
+            ClientMessage::AnswerResignation {
+                req,
+                seat: 1,
+                token: blue.clone(),
+                accept: true,
+            }
+        })
         .await;
-    table.players[2].ok(|req| ClientMessage::AnswerResignation { req, seat: 2, token: yellow.clone(), accept: false }).await;
-    table.players[0].ok(|req| ClientMessage::Resign { req, seat: 0, token: red.clone() }).await;
-    table.players[2].ok(|req| ClientMessage::AnswerResignation { req, seat: 2, token: yellow.clone(), accept: true }).await;
+    table.players[2]
+        .ok(|req| ClientMessage::AnswerResignation {
+            req,
+            seat: 2,
+            token: yellow.clone(),
+            accept: false,
+        })
+        .await;
+    table.players[0]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: 0,
+            token: red.clone(),
+        })
+        .await;
+    table.players[2]
+        .ok(|req| ClientMessage::AnswerResignation {
+            req,
+            seat: 2,
+            token: yellow.clone(),
+            accept: true,
+        })
+        .await;
     let (what, _, game) = loop {
         let change = next_change(&mut table.players[1]).await;
         if change.0 == "resigned" {
@@ -121,7 +227,10 @@ async fn resignation_with_the_partners_consent() {
     };
     assert_eq!(what, "resigned");
     let result = game.result.expect("the game is over");
-    assert_eq!((result.reason.as_str(), result.winners), ("resignation", vec![1, 3]));
+    assert_eq!(
+        (result.reason.as_str(), result.winners),
+        ("resignation", vec![1, 3])
+    );
 }
 
 #[tokio::test]
@@ -130,22 +239,62 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let tokens = table.tokens.clone();
     // Red offers, then moves: the offer lapses.
-    table.players[0].ok(|req| ClientMessage::OfferDraw { req, seat: 0, token: tokens[0].clone() }).await;
+    table.players[0]
+        .ok(|req| ClientMessage::OfferDraw {
+            req,
+            seat: 0,
+            token: tokens[0].clone(),
+        })
+        .await;
     let (what, _, game) = next_change(&mut table.players[1]).await;
-    assert_eq!((what.as_str(), game.draw_offer.as_slice()), ("draw_offered", &[0u8][..]));
-    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    assert_eq!(
+        (what.as_str(), game.draw_offer.as_slice()),
+        ("draw_offered", &[0u8][..])
+    );
+    assert!(matches!(
+        table.play(0, 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
     table.players[1]
-        .fails(ErrorCode::NoDrawOffer, |req| ClientMessage::AnswerDraw { req, seat: 1, token: tokens[1].clone(), accept: true })
+        .fails(ErrorCode::NoDrawOffer, |req| ClientMessage::AnswerDraw {
+            req,
+            seat: 1,
+            token: tokens[1].clone(),
+            accept: true,
+        })
         .await;
     // Blue offers; three agree, one by one; only the fourth agreement draws the game.
-    table.players[1].ok(|req| ClientMessage::OfferDraw { req, seat: 1, token: tokens[1].clone() }).await;
+    table.players[1]
+        .ok(|req| ClientMessage::OfferDraw {
+            req,
+            seat: 1,
+            token: tokens[1].clone(),
+        })
+        .await;
     for seat in [2u8, 3] {
         let token = tokens[usize::from(seat)].clone();
-        table.players[usize::from(seat)].ok(|req| ClientMessage::AnswerDraw { req, seat, token, accept: true }).await;
+        table.players[usize::from(seat)]
+            .ok(|req| ClientMessage::AnswerDraw {
+                req,
+                seat,
+                token,
+                accept: true,
+            })
+            .await;
     }
     let (_, snapshot) = server.connect(&table.room.id).await;
-    assert!(snapshot.game.as_ref().unwrap().result.is_none(), "Red has not agreed yet");
-    table.players[0].ok(|req| ClientMessage::AnswerDraw { req, seat: 0, token: tokens[0].clone(), accept: true }).await;
+    assert!(
+        snapshot.game.as_ref().unwrap().result.is_none(),
+        "Red has not agreed yet"
+    );
+    table.players[0]
+        .ok(|req| ClientMessage::AnswerDraw {
+            req,
+            seat: 0,
+            token: tokens[0].clone(),
+            accept: true,
+        })
+        .await;
     let (what, _, game) = loop {
         let change = next_change(&mut table.players[3]).await;
         if change.0 == "draw_agreed" {
@@ -161,61 +310,146 @@ async fn a_declined_draw_offer_ends() {
     let server = TestServer::start().await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let tokens = table.tokens.clone();
-    table.players[0].ok(|req| ClientMessage::OfferDraw { req, seat: 0, token: tokens[0].clone() }).await;
-    table.players[3].ok(|req| ClientMessage::AnswerDraw { req, seat: 3, token: tokens[3].clone(), accept: false }).await;
+    table.players[0]
+        .ok(|req| ClientMessage::OfferDraw {
+            req,
+            seat: 0,
+            token: tokens[0].clone(),
+        })
+        .await;
+    table.players[3]
+        .ok(|req| ClientMessage::AnswerDraw {
+            req,
+            seat: 3,
+            token: tokens[3].clone(),
+            accept: false,
+        })
+        .await;
     table.players[1]
-        .fails(ErrorCode::NoDrawOffer, |req| ClientMessage::AnswerDraw { req, seat: 1, token: tokens[1].clone(), accept: true })
+        .fails(ErrorCode::NoDrawOffer, |req| ClientMessage::AnswerDraw {
+            req,
+            seat: 1,
+            token: tokens[1].clone(),
+            accept: true,
+        })
         .await;
 }
 
 #[tokio::test]
 async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed() {
     let server = TestServer::start().await;
-    let settings = SettingsPatch { lifelines: Some(true), ..SettingsPatch::default() };
+    let settings = SettingsPatch {
+        lifelines: Some(true),
+        ..SettingsPatch::default()
+    };
     let mut table = Table::seat_four(&server, &settings, true).await;
     let tokens = table.tokens.clone();
-    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    assert!(matches!(
+        table.play(0, 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
     // Blue's team may not take back Red's move; Yellow (Red's partner) may.
-    table.players[1].fails(ErrorCode::NothingToTakeBack, |req| ClientMessage::TakeBack { req, seat: 1, token: tokens[1].clone() }).await;
-    table.players[2].ok(|req| ClientMessage::TakeBack { req, seat: 2, token: tokens[2].clone() }).await;
+    table.players[1]
+        .fails(ErrorCode::NothingToTakeBack, |req| {
+            ClientMessage::TakeBack {
+                req,
+                seat: 1,
+                token: tokens[1].clone(),
+            }
+        })
+        .await;
+    table.players[2]
+        .ok(|req| ClientMessage::TakeBack {
+            req,
+            seat: 2,
+            token: tokens[2].clone(),
+        })
+        .await;
     let (what, seat, game) = next_change(&mut table.players[0]).await;
-    assert_eq!((what.as_str(), seat, game.ply, game.to_move), ("taken_back", 2, 0, Some(0)));
+    assert_eq!(
+        (what.as_str(), seat, game.ply, game.to_move),
+        ("taken_back", 2, 0, Some(0))
+    );
     assert_eq!(game.pieces.get("h2").map(String::as_str), Some("rP"));
     assert_eq!(game.lifelines, [1, 2]);
     // Red must choose a different move.
     let legal = table.players[0].legal_moves().await;
     assert!(!legal.moves.contains(&"h2h4".to_owned()));
     let answer = table.play(0, 0, "h2h4").await;
-    assert!(matches!(answer, ServerMessage::Error { code: ErrorCode::IllegalMove | ErrorCode::TakenBack, .. }), "{answer:?}");
-    assert!(matches!(table.play(0, 0, "h2h3").await, ServerMessage::Ack { .. }));
+    assert!(
+        matches!(
+            answer,
+            ServerMessage::Error {
+                code: ErrorCode::IllegalMove | ErrorCode::TakenBack,
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+    assert!(matches!(
+        table.play(0, 0, "h2h3").await,
+        ServerMessage::Ack { .. }
+    ));
 }
 
 #[tokio::test]
 async fn claiming_the_win_goes_through_the_same_path() {
     let server = TestServer::start().await;
-    let settings = SettingsPatch { preset: Some("ffa".into()), claim_win: Some(true), ..SettingsPatch::default() };
+    let settings = SettingsPatch {
+        preset: Some("ffa".into()),
+        claim_win: Some(true),
+        ..SettingsPatch::default()
+    };
     let mut table = Table::seat_four(&server, &settings, true).await;
     let tokens = table.tokens.clone();
     // Nobody leads by more than 20 with two players left: the claim is refused with its code.
-    table.players[0].fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin { req, seat: 0, token: tokens[0].clone() }).await;
+    table.players[0]
+        .fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin {
+            req,
+            seat: 0,
+            token: tokens[0].clone(),
+        })
+        .await;
     // In Teams there is no claim.
     let mut teams = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let token = teams.tokens[0].clone();
-    teams.players[0].fails(ErrorCode::NotAllowed, |req| ClientMessage::ClaimWin { req, seat: 0, token }).await;
+    teams.players[0]
+        .fails(ErrorCode::NotAllowed, |req| ClientMessage::ClaimWin {
+            req,
+            seat: 0,
+            token,
+        })
+        .await;
 }
 
 #[tokio::test]
 async fn a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on() {
     let server = TestServer::start().await;
-    let settings = SettingsPatch { preset: Some("ffa".into()), ..SettingsPatch::default() };
+    let settings = SettingsPatch {
+        preset: Some("ffa".into()),
+        ..SettingsPatch::default()
+    };
     let mut table = Table::seat_four(&server, &settings, true).await;
     let tokens = table.tokens.clone();
-    table.players[1].ok(|req| ClientMessage::Resign { req, seat: 1, token: tokens[1].clone() }).await;
+    table.players[1]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: 1,
+            token: tokens[1].clone(),
+        })
+        .await;
     let (what, seat, game) = next_change(&mut table.players[0]).await;
     assert_eq!((what.as_str(), seat), ("resigned", 1));
     assert_eq!(game.armies[1], fourkings_protocol::ArmyState::Out);
     assert!(game.result.is_none());
-    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    assert!(matches!(
+        table.play(0, 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
     let (_, moved) = next_move(&mut table.players[2]).await;
-    assert_eq!(moved.to_move, Some(2), "Blue is out: Yellow moves after Red");
+    assert_eq!(
+        moved.to_move,
+        Some(2),
+        "Blue is out: Yellow moves after Red"
+    );
 }

@@ -26,13 +26,21 @@ async fn every_event_adds_one_to_the_version_for_everyone() {
     a.take_seat(1, "ana").await;
     let host = room.host_token.clone();
     // A per-seat event (the host token for seat 1) is hidden from others but keeps the count.
-    a.ok(|req| ClientMessage::TransferHost { req, host_token: host.clone(), seat: 1 }).await;
+    a.ok(|req| ClientMessage::TransferHost {
+        req,
+        host_token: host.clone(),
+        seat: 1,
+    })
+    .await;
     let seen = events_until(&mut spectator, 3).await;
     let versions: Vec<u64> = seen.iter().map(|(v, _)| *v).collect();
     assert_eq!(versions, vec![1, 2, 3]);
     assert_eq!(seen[2].1, Event::Hidden);
     let own = events_until(&mut a, 3).await;
-    assert!(matches!(own.last(), Some((3, Event::HostToken { .. }))), "{own:?}");
+    assert!(
+        matches!(own.last(), Some((3, Event::HostToken { .. }))),
+        "{own:?}"
+    );
 }
 
 #[tokio::test]
@@ -47,15 +55,30 @@ async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed()
     };
     let green = table.players.remove(3);
     green.close().await;
-    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7"), (2, "g13g12")].into_iter().enumerate() {
-        assert!(matches!(table.play(seat, ply as u32, mv).await, ServerMessage::Ack { .. }));
+    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7"), (2, "g13g12")]
+        .into_iter()
+        .enumerate()
+    {
+        assert!(matches!(
+            table.play(seat, ply as u32, mv).await,
+            ServerMessage::Ack { .. }
+        ));
     }
     let (mut green, snapshot) = server.connect(&table.room.id).await;
     let missed_to = snapshot.v;
     let token = table.tokens[3].clone();
     let req = green.req();
-    green.send(&ClientMessage::Hello { req, seat_tokens: vec![token], host_token: None, since: Some(v) }).await;
-    assert!(matches!(green.next().await, ServerMessage::Ack { req: r, seats: Some(ref s), .. } if r == req && s == &vec![3]));
+    green
+        .send(&ClientMessage::Hello {
+            req,
+            seat_tokens: vec![token],
+            host_token: None,
+            since: Some(v),
+        })
+        .await;
+    assert!(
+        matches!(green.next().await, ServerMessage::Ack { req: r, seats: Some(ref s), .. } if r == req && s == &vec![3])
+    );
     let mut versions = Vec::new();
     loop {
         match green.next().await {
@@ -77,9 +100,18 @@ async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed()
 async fn events_too_old_to_replay_come_as_a_snapshot() {
     let server = TestServer::with(|c| c.event_history = 3).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
-    let moves = [(0u8, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8"), (0, "h4h5")];
+    let moves = [
+        (0u8, "h2h4"),
+        (1, "b7c7"),
+        (2, "g13g12"),
+        (3, "m8l8"),
+        (0, "h4h5"),
+    ];
     for (ply, (seat, mv)) in moves.into_iter().enumerate() {
-        assert!(matches!(table.play(seat, ply as u32, mv).await, ServerMessage::Ack { .. }));
+        assert!(matches!(
+            table.play(seat, ply as u32, mv).await,
+            ServerMessage::Ack { .. }
+        ));
     }
     let (mut late, first) = server.connect(&table.room.id).await;
     late.ok(|req| ClientMessage::Resync { req, since: 1 }).await;
@@ -87,10 +119,22 @@ async fn events_too_old_to_replay_come_as_a_snapshot() {
     assert_eq!(snapshot.v, first.v);
     assert_eq!(snapshot.game.unwrap().moves.len(), 5);
     // A version from the future is refused.
-    late.fails(ErrorCode::BadVersion, |req| ClientMessage::Resync { req, since: first.v + 1 }).await;
+    late.fails(ErrorCode::BadVersion, |req| ClientMessage::Resync {
+        req,
+        since: first.v + 1,
+    })
+    .await;
     // Up to date: nothing to send.
-    late.ok(|req| ClientMessage::Resync { req, since: first.v }).await;
-    assert!(late.quiet_for(std::time::Duration::from_millis(150)).await.is_none());
+    late.ok(|req| ClientMessage::Resync {
+        req,
+        since: first.v,
+    })
+    .await;
+    assert!(
+        late.quiet_for(std::time::Duration::from_millis(150))
+            .await
+            .is_none()
+    );
 }
 
 #[tokio::test]
@@ -98,7 +142,10 @@ async fn spectators_get_the_same_diffs_without_legal_moves() {
     let server = TestServer::start().await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let (mut spectator, _) = server.connect(&table.room.id).await;
-    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    assert!(matches!(
+        table.play(0, 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
     let player_view = loop {
         if let (v, Event::Moved(m)) = table.players[2].event().await {
             break (v, m);
@@ -106,7 +153,10 @@ async fn spectators_get_the_same_diffs_without_legal_moves() {
     };
     loop {
         match spectator.next().await {
-            ServerMessage::Event { v, event: Event::Moved(m) } => {
+            ServerMessage::Event {
+                v,
+                event: Event::Moved(m),
+            } => {
                 assert_eq!((v, m), player_view);
                 break;
             }

@@ -30,15 +30,35 @@ async fn taking_a_seat_returns_a_secret_token_and_everyone_sees_the_name() {
     assert!(token.len() >= 22);
     let (v, event) = watcher.event().await;
     assert_eq!(v, 1);
-    assert_eq!(event, Event::SeatTaken { seat: 2, name: name.to_owned() });
+    assert_eq!(
+        event,
+        Event::SeatTaken {
+            seat: 2,
+            name: name.to_owned()
+        }
+    );
     // Stored as given: the public state shows the exact text (clients render it as text).
-    let info: fourkings_protocol::RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    let info: fourkings_protocol::RoomInfo = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(info.seats[2].name.as_deref(), Some(name));
     assert_eq!(info.seats[2].occupant, Occupant::Human);
     // The token proves the seat on a new connection.
     let (mut again, _) = server.connect(&room.id).await;
-    let ack = again.ok(|req| ClientMessage::Hello { req, seat_tokens: vec![token.clone()], host_token: None, since: None }).await;
-    assert!(matches!(ack, ServerMessage::Ack { seats: Some(ref s), host: Some(false), .. } if s == &vec![2]));
+    let ack = again
+        .ok(|req| ClientMessage::Hello {
+            req,
+            seat_tokens: vec![token.clone()],
+            host_token: None,
+            since: None,
+        })
+        .await;
+    assert!(
+        matches!(ack, ServerMessage::Ack { seats: Some(ref s), host: Some(false), .. } if s == &vec![2])
+    );
     assert_eq!(again.snapshot().await.your_seats, vec![2]);
 }
 
@@ -51,7 +71,14 @@ async fn one_device_may_hold_several_seats() {
     let second = device.take_seat(1, "two").await;
     assert_ne!(first, second);
     let (mut again, _) = server.connect(&room.id).await;
-    again.ok(|req| ClientMessage::Hello { req, seat_tokens: vec![first, second], host_token: None, since: None }).await;
+    again
+        .ok(|req| ClientMessage::Hello {
+            req,
+            seat_tokens: vec![first, second],
+            host_token: None,
+            since: None,
+        })
+        .await;
     assert_eq!(again.snapshot().await.your_seats, vec![0, 1]);
 }
 
@@ -61,10 +88,30 @@ async fn a_taken_seat_cannot_be_taken_again_and_names_are_checked() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut a, _) = server.connect(&room.id).await;
     a.take_seat(0, "ana").await;
-    a.fails(ErrorCode::SeatTaken, |req| ClientMessage::TakeSeat { req, seat: 0, name: "bo".into() }).await;
-    a.fails(ErrorCode::BadSeat, |req| ClientMessage::TakeSeat { req, seat: 4, name: "bo".into() }).await;
-    a.fails(ErrorCode::BadName, |req| ClientMessage::TakeSeat { req, seat: 1, name: "   ".into() }).await;
-    a.fails(ErrorCode::BadName, |req| ClientMessage::TakeSeat { req, seat: 1, name: "sixsix".into() }).await;
+    a.fails(ErrorCode::SeatTaken, |req| ClientMessage::TakeSeat {
+        req,
+        seat: 0,
+        name: "bo".into(),
+    })
+    .await;
+    a.fails(ErrorCode::BadSeat, |req| ClientMessage::TakeSeat {
+        req,
+        seat: 4,
+        name: "bo".into(),
+    })
+    .await;
+    a.fails(ErrorCode::BadName, |req| ClientMessage::TakeSeat {
+        req,
+        seat: 1,
+        name: "   ".into(),
+    })
+    .await;
+    a.fails(ErrorCode::BadName, |req| ClientMessage::TakeSeat {
+        req,
+        seat: 1,
+        name: "sixsix".into(),
+    })
+    .await;
     // The limit counts characters, not bytes: five emoji fit.
     a.take_seat(1, "🐴🐴🐴🐴🐴").await;
 }
@@ -75,12 +122,32 @@ async fn a_player_may_leave_before_the_start() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut a, _) = server.connect(&room.id).await;
     let token = a.take_seat(3, "ana").await;
-    a.fails(ErrorCode::BadToken, |req| ClientMessage::LeaveSeat { req, seat: 3, token: "nope".into() }).await;
-    a.ok(|req| ClientMessage::LeaveSeat { req, seat: 3, token: token.clone() }).await;
-    let info: fourkings_protocol::RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    a.fails(ErrorCode::BadToken, |req| ClientMessage::LeaveSeat {
+        req,
+        seat: 3,
+        token: "nope".into(),
+    })
+    .await;
+    a.ok(|req| ClientMessage::LeaveSeat {
+        req,
+        seat: 3,
+        token: token.clone(),
+    })
+    .await;
+    let info: fourkings_protocol::RoomInfo = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(info.seats[3].occupant, Occupant::Empty);
     // The old token no longer holds anything.
-    a.fails(ErrorCode::BadToken, |req| ClientMessage::LeaveSeat { req, seat: 3, token }).await;
+    a.fails(ErrorCode::BadToken, |req| ClientMessage::LeaveSeat {
+        req,
+        seat: 3,
+        token,
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -89,32 +156,90 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
     let room = server.create_room(&SettingsPatch::default()).await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
-    h.ok(|req| ClientMessage::Hello { req, seat_tokens: vec![], host_token: Some(host.clone()), since: None }).await;
+    h.ok(|req| ClientMessage::Hello {
+        req,
+        seat_tokens: vec![],
+        host_token: Some(host.clone()),
+        since: None,
+    })
+    .await;
     assert!(h.snapshot().await.you_are_host);
     h.take_seat(0, "host").await;
     let (mut p, _) = server.connect(&room.id).await;
     let p_token = p.take_seat(1, "guest").await;
     // A CPU seat with a level; a taken seat cannot become one.
-    h.ok(|req| ClientMessage::SetCpu { req, host_token: host.clone(), seat: 2, level: Some(CpuLevel::Hard) }).await;
-    h.fails(ErrorCode::SeatTaken, |req| ClientMessage::SetCpu { req, host_token: host.clone(), seat: 1, level: Some(CpuLevel::Easy) }).await;
+    h.ok(|req| ClientMessage::SetCpu {
+        req,
+        host_token: host.clone(),
+        seat: 2,
+        level: Some(CpuLevel::Hard),
+    })
+    .await;
+    h.fails(ErrorCode::SeatTaken, |req| ClientMessage::SetCpu {
+        req,
+        host_token: host.clone(),
+        seat: 1,
+        level: Some(CpuLevel::Easy),
+    })
+    .await;
     // Moving the guest from seat 1 to seat 3: their token goes with them.
-    h.ok(|req| ClientMessage::MovePlayer { req, host_token: host.clone(), from: 1, to: 3 }).await;
-    p.ok(|req| ClientMessage::Hello { req, seat_tokens: vec![p_token.clone()], host_token: None, since: None }).await;
+    h.ok(|req| ClientMessage::MovePlayer {
+        req,
+        host_token: host.clone(),
+        from: 1,
+        to: 3,
+    })
+    .await;
+    p.ok(|req| ClientMessage::Hello {
+        req,
+        seat_tokens: vec![p_token.clone()],
+        host_token: None,
+        since: None,
+    })
+    .await;
     assert_eq!(p.snapshot().await.your_seats, vec![3]);
     // Handing the host role to the guest: they receive a new host token, the old one stops working.
-    h.ok(|req| ClientMessage::TransferHost { req, host_token: host.clone(), seat: 3 }).await;
+    h.ok(|req| ClientMessage::TransferHost {
+        req,
+        host_token: host.clone(),
+        seat: 3,
+    })
+    .await;
     let new_host = loop {
         if let (_, Event::HostToken { host_token }) = p.event().await {
             break host_token;
         }
     };
     assert_ne!(new_host, host);
-    h.fails(ErrorCode::NotHost, |req| ClientMessage::RemovePlayer { req, host_token: host.clone(), seat: 0 }).await;
+    h.fails(ErrorCode::NotHost, |req| ClientMessage::RemovePlayer {
+        req,
+        host_token: host.clone(),
+        seat: 0,
+    })
+    .await;
     // The new host removes the old host from seat 0.
-    p.ok(|req| ClientMessage::RemovePlayer { req, host_token: new_host.clone(), seat: 0 }).await;
-    let info: fourkings_protocol::RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    p.ok(|req| ClientMessage::RemovePlayer {
+        req,
+        host_token: new_host.clone(),
+        seat: 0,
+    })
+    .await;
+    let info: fourkings_protocol::RoomInfo = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     let occupants: Vec<Occupant> = info.seats.iter().map(|s| s.occupant).collect();
-    assert_eq!(occupants, vec![Occupant::Empty, Occupant::Empty, Occupant::Cpu, Occupant::Human]);
+    assert_eq!(
+        occupants,
+        vec![
+            Occupant::Empty,
+            Occupant::Empty,
+            Occupant::Cpu,
+            Occupant::Human
+        ]
+    );
     assert_eq!(info.seats[2].cpu_level, Some(CpuLevel::Hard));
     assert_eq!(info.host_seat, Some(3));
 }
@@ -127,30 +252,66 @@ async fn other_connections_see_the_host_token_event_only_as_hidden() {
     let (mut guest, _) = server.connect(&room.id).await;
     guest.take_seat(1, "guest").await;
     let (mut watcher, _) = server.connect(&room.id).await;
-    watcher.ok(|req| ClientMessage::TransferHost { req, host_token: host.clone(), seat: 1 }).await;
+    watcher
+        .ok(|req| ClientMessage::TransferHost {
+            req,
+            host_token: host.clone(),
+            seat: 1,
+        })
+        .await;
     let (v1, e1) = watcher.event().await;
     assert_eq!(e1, Event::HostChanged { seat: 1 });
     let (v2, e2) = watcher.event().await;
-    assert_eq!((v2, e2), (v1 + 1, Event::Hidden), "a per-seat event still advances the version");
+    assert_eq!(
+        (v2, e2),
+        (v1 + 1, Event::Hidden),
+        "a per-seat event still advances the version"
+    );
 }
 
 #[tokio::test]
 async fn at_the_start_every_empty_seat_becomes_cpu() {
     let server = TestServer::start().await;
-    let room = server.create_room(&SettingsPatch { cpu_level: Some(CpuLevel::Easy), ..SettingsPatch::default() }).await;
+    let room = server
+        .create_room(&SettingsPatch {
+            cpu_level: Some(CpuLevel::Easy),
+            ..SettingsPatch::default()
+        })
+        .await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
     h.take_seat(0, "host").await;
-    h.ok(|req| ClientMessage::Start { req, host_token: host.clone() }).await;
-    let info: fourkings_protocol::RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    h.ok(|req| ClientMessage::Start {
+        req,
+        host_token: host.clone(),
+    })
+    .await;
+    let info: fourkings_protocol::RoomInfo = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(info.status, GameStatus::Playing);
     for seat in &info.seats[1..] {
-        assert_eq!((seat.occupant, seat.cpu_level), (Occupant::Cpu, Some(CpuLevel::Easy)));
+        assert_eq!(
+            (seat.occupant, seat.cpu_level),
+            (Occupant::Cpu, Some(CpuLevel::Easy))
+        );
     }
     // Seats are fixed once the game runs.
     let (mut late, _) = server.connect(&room.id).await;
-    late.fails(ErrorCode::AlreadyStarted, |req| ClientMessage::TakeSeat { req, seat: 1, name: "late".into() }).await;
-    h.fails(ErrorCode::AlreadyStarted, |req| ClientMessage::Start { req, host_token: host.clone() }).await;
+    late.fails(ErrorCode::AlreadyStarted, |req| ClientMessage::TakeSeat {
+        req,
+        seat: 1,
+        name: "late".into(),
+    })
+    .await;
+    h.fails(ErrorCode::AlreadyStarted, |req| ClientMessage::Start {
+        req,
+        host_token: host.clone(),
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -160,12 +321,25 @@ async fn only_the_host_token_controls_the_room() {
     let (mut p, _) = server.connect(&room.id).await;
     let seat_token = p.take_seat(0, "ana").await;
     for token in [seat_token.clone(), String::new(), "x".repeat(22)] {
-        p.fails(ErrorCode::NotHost, |req| ClientMessage::Start { req, host_token: token.clone() }).await;
-        p.fails(ErrorCode::NotHost, |req| ClientMessage::SetCpu { req, host_token: token.clone(), seat: 1, level: None }).await;
+        p.fails(ErrorCode::NotHost, |req| ClientMessage::Start {
+            req,
+            host_token: token.clone(),
+        })
+        .await;
+        p.fails(ErrorCode::NotHost, |req| ClientMessage::SetCpu {
+            req,
+            host_token: token.clone(),
+            seat: 1,
+            level: None,
+        })
+        .await;
         p.fails(ErrorCode::NotHost, |req| ClientMessage::UpdateSettings {
             req,
             host_token: token.clone(),
-            settings: SettingsPatch { castling: Some(false), ..SettingsPatch::default() },
+            settings: SettingsPatch {
+                castling: Some(false),
+                ..SettingsPatch::default()
+            },
         })
         .await;
     }

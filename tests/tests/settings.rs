@@ -46,27 +46,52 @@ async fn the_host_can_change_every_setting_before_the_start() {
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
     let (patch, check) = every_field();
-    h.ok(|req| ClientMessage::UpdateSettings { req, host_token: host.clone(), settings: patch.clone() }).await;
+    h.ok(|req| ClientMessage::UpdateSettings {
+        req,
+        host_token: host.clone(),
+        settings: patch.clone(),
+    })
+    .await;
     let (_, event) = h.event().await;
-    let Event::SettingsChanged { settings } = event else { panic!("{event:?}") };
+    let Event::SettingsChanged { settings } = event else {
+        panic!("{event:?}")
+    };
     check(&settings);
-    let info: RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    let info: RoomInfo = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     check(&info.settings);
 }
 
 #[tokio::test]
 async fn a_new_preset_resets_the_rule_options_to_its_own() {
     let server = TestServer::start().await;
-    let room = server.create_room(&SettingsPatch { en_passant: Some(false), ..SettingsPatch::default() }).await;
+    let room = server
+        .create_room(&SettingsPatch {
+            en_passant: Some(false),
+            ..SettingsPatch::default()
+        })
+        .await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
     h.ok(|req| ClientMessage::UpdateSettings {
         req,
         host_token: host.clone(),
-        settings: SettingsPatch { preset: Some("ffa".into()), ..SettingsPatch::default() },
+        settings: SettingsPatch {
+            preset: Some("ffa".into()),
+            ..SettingsPatch::default()
+        },
     })
     .await;
-    let info: RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    let info: RoomInfo = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(info.settings.preset, "ffa");
     assert!(info.settings.en_passant, "ffa plays en passant");
     assert_eq!(info.settings.promotion, PromotionChoice::Queen);
@@ -78,20 +103,61 @@ async fn settings_that_make_no_sense_are_refused_and_change_nothing() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
-    let before: RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    let before: RoomInfo = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     let bad = [
-        SettingsPatch { turn_limit: Some(45), ..SettingsPatch::default() },
-        SettingsPatch { team_clock: Some(5), ..SettingsPatch::default() },
-        SettingsPatch { preset: Some("duo".into()), king_capture: Some(true), ..SettingsPatch::default() },
-        SettingsPatch { preset: Some("ffa".into()), lifelines: Some(true), ..SettingsPatch::default() },
-        SettingsPatch { preset: Some("ffa".into()), silent_partners: Some(true), ..SettingsPatch::default() },
-        SettingsPatch { claim_win: Some(true), ..SettingsPatch::default() },
-        SettingsPatch { preset: Some("four-player-go".into()), ..SettingsPatch::default() },
+        SettingsPatch {
+            turn_limit: Some(45),
+            ..SettingsPatch::default()
+        },
+        SettingsPatch {
+            team_clock: Some(5),
+            ..SettingsPatch::default()
+        },
+        SettingsPatch {
+            preset: Some("duo".into()),
+            king_capture: Some(true),
+            ..SettingsPatch::default()
+        },
+        SettingsPatch {
+            preset: Some("ffa".into()),
+            lifelines: Some(true),
+            ..SettingsPatch::default()
+        },
+        SettingsPatch {
+            preset: Some("ffa".into()),
+            silent_partners: Some(true),
+            ..SettingsPatch::default()
+        },
+        SettingsPatch {
+            claim_win: Some(true),
+            ..SettingsPatch::default()
+        },
+        SettingsPatch {
+            preset: Some("four-player-go".into()),
+            ..SettingsPatch::default()
+        },
     ];
     for patch in bad {
-        h.fails(ErrorCode::InvalidSettings, |req| ClientMessage::UpdateSettings { req, host_token: host.clone(), settings: patch.clone() }).await;
+        h.fails(ErrorCode::InvalidSettings, |req| {
+            ClientMessage::UpdateSettings {
+                req,
+                host_token: host.clone(),
+                settings: patch.clone(),
+            }
+        })
+        .await;
     }
-    let after: RoomInfo = server.get(&format!("/api/rooms/{}", room.id)).await.json().await.unwrap();
+    let after: RoomInfo = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(before, after);
 }
 
@@ -101,10 +167,15 @@ async fn settings_are_fixed_once_the_game_starts() {
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let host = table.room.host_token.clone();
     table.players[0]
-        .fails(ErrorCode::AlreadyStarted, |req| ClientMessage::UpdateSettings {
-            req,
-            host_token: host.clone(),
-            settings: SettingsPatch { castling: Some(false), ..SettingsPatch::default() },
+        .fails(ErrorCode::AlreadyStarted, |req| {
+            ClientMessage::UpdateSettings {
+                req,
+                host_token: host.clone(),
+                settings: SettingsPatch {
+                    castling: Some(false),
+                    ..SettingsPatch::default()
+                },
+            }
         })
         .await;
 }
@@ -113,7 +184,11 @@ async fn settings_are_fixed_once_the_game_starts() {
 async fn the_settings_become_the_games_rules() {
     let server = TestServer::start().await;
     // Duo on the classic board, with lifelines refused but a move limit of four plies.
-    let duo = SettingsPatch { preset: Some("duo".into()), move_limit: Some(4), ..SettingsPatch::default() };
+    let duo = SettingsPatch {
+        preset: Some("duo".into()),
+        move_limit: Some(4),
+        ..SettingsPatch::default()
+    };
     let mut table = Table::seat_four(&server, &duo, true).await;
     let game = loop {
         if let (_, Event::Started { game }) = table.players[1].event().await {
@@ -123,7 +198,10 @@ async fn the_settings_become_the_games_rules() {
     assert_eq!(game.board, "classic");
     assert_eq!(game.pieces.get("e1").map(String::as_str), Some("wK"));
     assert_eq!(game.to_move, Some(0));
-    for (ply, (seat, mv)) in [(0, "e2e4"), (1, "e7e5"), (2, "g1f3"), (3, "b8c6")].into_iter().enumerate() {
+    for (ply, (seat, mv)) in [(0, "e2e4"), (1, "e7e5"), (2, "g1f3"), (3, "b8c6")]
+        .into_iter()
+        .enumerate()
+    {
         let answer = table.play(seat, ply as u32, mv).await;
         assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     }
@@ -138,7 +216,10 @@ async fn the_settings_become_the_games_rules() {
     assert!(result.winners.is_empty());
 
     // Teams with lifelines: each team starts with two.
-    let lifelines = SettingsPatch { lifelines: Some(true), ..SettingsPatch::default() };
+    let lifelines = SettingsPatch {
+        lifelines: Some(true),
+        ..SettingsPatch::default()
+    };
     let mut table = Table::seat_four(&server, &lifelines, true).await;
     let game = loop {
         if let (_, Event::Started { game }) = table.players[0].event().await {

@@ -119,7 +119,11 @@ pub(crate) fn rule_set(settings: &Settings) -> Result<RuleSet, String> {
         move_limit: (settings.move_limit > 0).then_some(settings.move_limit),
         pawn_breakthrough: settings.pawn_breakthrough,
         lifelines: if settings.lifelines { 2 } else { 0 },
-        lead_ending: if settings.claim_win { LeadEnding::Claim } else { LeadEnding::Automatic },
+        lead_ending: if settings.claim_win {
+            LeadEnding::Claim
+        } else {
+            LeadEnding::Automatic
+        },
         ..base
     };
     rules.validate().map_err(|e| e.to_string())?;
