@@ -7,11 +7,10 @@ use fourkings_tests::{Client, Table, TestServer};
 async fn events_until(client: &mut Client, v: u64) -> Vec<(u64, Event)> {
     let mut events = Vec::new();
     loop {
-        if let (version, event) = client.event().await {
-            events.push((version, event));
-            if version >= v {
-                return events;
-            }
+        let (version, event) = client.event().await;
+        events.push((version, event));
+        if version >= v {
+            return events;
         }
     }
 }
