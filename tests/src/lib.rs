@@ -127,6 +127,34 @@ impl Client {
             .expect("sending works");
     }
 
+    /// Sends raw text and says whether it could be sent (the server may have closed first).
+    pub async fn try_send_text(&mut self, text: &str) -> anyhow::Result<()> {
+        self.socket.send(Message::text(text.to_owned())).await?;
+        Ok(())
+    }
+
+    /// Sends a binary frame.
+    pub async fn send_binary(&mut self, bytes: &[u8]) {
+        self.socket
+            .send(Message::binary(bytes.to_vec()))
+            .await
+            .expect("sending works");
+    }
+
+    /// Reads and drops whatever the server sent before now: sends a `ping` and skips everything
+    /// up to its `pong` (a room answers in order).
+    pub async fn drain(&mut self) {
+        let req = self.req();
+        self.send(&ClientMessage::Ping { req }).await;
+        loop {
+            if let ServerMessage::Pong { req: r } = self.next().await {
+                if r == req {
+                    return;
+                }
+            }
+        }
+    }
+
     /// The next server message (panics after [`WAIT`] or if the connection closed).
     pub async fn next(&mut self) -> ServerMessage {
         self.try_next().await.expect("a message from the server")
@@ -156,6 +184,27 @@ impl Client {
                 Some(Ok(Message::Close(frame))) => return frame,
                 Some(Ok(_)) => continue,
                 _ => return None,
+            }
+        }
+    }
+
+    /// Reads until the server closes the connection: the messages that came first, and the close
+    /// code (`None` if the connection ended without a close frame). Panics after [`WAIT`].
+    pub async fn until_closed(&mut self) -> (Vec<ServerMessage>, Option<u16>) {
+        let mut messages = Vec::new();
+        loop {
+            let frame = tokio::time::timeout(WAIT, self.socket.next())
+                .await
+                .expect("the server closes the connection within the wait");
+            match frame {
+                Some(Ok(Message::Text(text))) => messages.push(
+                    serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {text}: {e}")),
+                ),
+                Some(Ok(Message::Close(frame))) => {
+                    return (messages, frame.map(|f| u16::from(f.code)));
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return (messages, None),
             }
         }
     }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use fourkings_engine::game::{DrawOfferState, GameError, ResignOutcome};
-use fourkings_engine::{Game, Move, Seat};
+use fourkings_engine::{Game, Move, Seat, Square};
 use fourkings_protocol::{ErrorCode, Event, SeatIndex};
 
 use super::state::{Ack, Reject, Room, SeatSlot, reject};
@@ -301,17 +301,70 @@ impl Room {
 
 /// The legal move `text` names in coordinate form (`h2h4`, `h10h11q`).
 fn parse_coordinate(game: &Game, text: &str) -> Result<Move, Reject> {
-    let well_formed = text.len() <= 8
-        && text.chars().all(|c| c.is_ascii_alphanumeric())
-        && text.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
-    if !well_formed {
+    if !is_coordinate(&text.to_ascii_lowercase()) {
         return reject(
             ErrorCode::BadMove,
             format!("{text:?} is not a move like h2h4 or h10h11q"),
         );
     }
-    views::find_move(game, text).ok_or((
-        ErrorCode::IllegalMove,
-        format!("{text} is not a legal move here"),
-    ))
+    views::find_move(game, text)
+        // The move just taken back is left out of the legal moves: name it anyway, so that the
+        // game refuses it as `taken_back` rather than as illegal.
+        .or_else(|| {
+            game.forbidden_move()
+                .filter(|&mv| views::coordinate(mv) == text.to_ascii_lowercase())
+        })
+        .ok_or((
+            ErrorCode::IllegalMove,
+            format!("{text} is not a legal move here"),
+        ))
+}
+
+/// Whether `text` has the shape of a move in coordinate form: two square names (a file `a`–`n`
+/// and a rank `1`–`14`) and an optional promotion letter. Whether the squares are on the board
+/// and the move is legal is the game's to say (`illegal_move`); anything else is `bad_move`.
+fn is_coordinate(text: &str) -> bool {
+    /// What follows a leading square name.
+    fn after_square(text: &str) -> Option<&str> {
+        let digits = text
+            .get(1..)?
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        let (name, rest) = text.split_at_checked(1 + digits)?;
+        name.parse::<Square>().ok().map(|_| rest)
+    }
+    after_square(text)
+        .and_then(after_square)
+        .is_some_and(|rest| matches!(rest, "" | "q" | "r" | "b" | "n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_coordinate;
+
+    #[test]
+    fn coordinate_shapes() {
+        for text in ["h2h4", "h10h11q", "a11c11", "n14n13", "a1a2", "e7e8n"] {
+            assert!(is_coordinate(text), "{text}");
+        }
+        for text in [
+            "",
+            "h2",
+            "h2-h4",
+            "h2h4 ",
+            "xyzzy",
+            "z9z9",
+            "h0h1",
+            "h15h16",
+            "h2h4h6",
+            "h2h4qq",
+            "h2h4k",
+            "nh2h4",
+            "h2h4\u{1f642}",
+            "\u{e9}2h4",
+        ] {
+            assert!(!is_coordinate(text), "{text}");
+        }
+    }
 }

@@ -168,8 +168,11 @@ impl Room {
     /// Handles one client request: the ack or error first, then the events it caused.
     fn request(&mut self, conn: ConnId, msg: ClientMessage) {
         let req = msg.req();
+        let ping = matches!(msg, ClientMessage::Ping { .. });
         let result = self.dispatch(conn, msg);
         let answer = match &result {
+            // `ping` is answered with `pong`, as the protocol says, not with an ack.
+            Ok(_) if ping => ServerMessage::Pong { req },
             Ok(ack) => ServerMessage::Ack {
                 req,
                 seat_token: ack.seat_token.clone(),

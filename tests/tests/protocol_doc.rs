@@ -1,0 +1,275 @@
+//! The protocol document, `protocol/README.md`, against the protocol types. Every JSON example in
+//! it is in a fenced block labelled with what it is (`json client`, `json server`, `json http-…`);
+//! each must parse into that type and serialise back to the same JSON, so the examples carry no
+//! field the types would drop. The examples must also cover every client message, server message
+//! and event, and the error table every error code.
+
+use std::collections::BTreeSet;
+
+use fourkings_protocol::{
+    ClientMessage, CreateRoomResponse, ErrorBody, ErrorCode, Event, RoomInfo, ServerMessage,
+    SettingsPatch,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// The document, read at compile time (a change to it rebuilds this test).
+const DOC: &str = include_str!("../../protocol/README.md");
+
+/// One fenced block of the document.
+struct Block {
+    /// The line of its opening fence (1-based).
+    line: usize,
+    /// The info string after the fence (`json client`).
+    info: String,
+    /// Its text.
+    body: String,
+}
+
+/// Every fenced block, in order.
+fn blocks() -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut open: Option<Block> = None;
+    for (index, line) in DOC.lines().enumerate() {
+        match (&mut open, line.strip_prefix("```")) {
+            (None, Some(info)) => {
+                open = Some(Block {
+                    line: index + 1,
+                    info: info.trim().to_owned(),
+                    body: String::new(),
+                });
+            }
+            (Some(_), Some(rest)) if rest.trim().is_empty() => {
+                blocks.extend(open.take());
+            }
+            (Some(block), _) => {
+                block.body.push_str(line);
+                block.body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    assert!(open.is_none(), "a fenced block is not closed");
+    blocks
+}
+
+/// The label of a JSON block (`client` in `json client`), or `None` for another language.
+fn label(block: &Block) -> Option<&str> {
+    let mut words = block.info.split_whitespace();
+    (words.next() == Some("json")).then(|| words.next().unwrap_or(""))
+}
+
+/// Parses `value` as a `T` and serialises it back.
+fn round_trip<T: DeserializeOwned + Serialize>(value: &Value) -> Result<(T, Value), String> {
+    let parsed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    let back = serde_json::to_value(&parsed).map_err(|e| e.to_string())?;
+    Ok((parsed, back))
+}
+
+/// What the examples showed.
+#[derive(Default)]
+struct Seen {
+    client_types: BTreeSet<String>,
+    server_types: BTreeSet<&'static str>,
+    event_kinds: BTreeSet<&'static str>,
+    labels: BTreeSet<String>,
+}
+
+/// Defines a list of variant names and a function that names a value's variant with a match
+/// without a wildcard: a new variant does not compile here until it is listed, and then the
+/// examples must show it.
+macro_rules! variant_names {
+    ($list:ident, $name_of:ident, $ty:ident { $($variant:ident => $name:literal,)* }) => {
+        const $list: &[&str] = &[$($name),*];
+
+        fn $name_of(value: &$ty) -> &'static str {
+            match value {
+                $($ty::$variant { .. } => $name,)*
+            }
+        }
+    };
+}
+
+variant_names!(SERVER_TYPES, server_type, ServerMessage {
+    Snapshot => "snapshot",
+    Event => "event",
+    LegalMoves => "legal_moves",
+    Ack => "ack",
+    Error => "error",
+    Pong => "pong",
+});
+
+variant_names!(EVENT_KINDS, event_kind, Event {
+    SeatTaken => "seat_taken",
+    SeatLeft => "seat_left",
+    PlayerMoved => "player_moved",
+    CpuSeat => "cpu_seat",
+    SettingsChanged => "settings_changed",
+    HostChanged => "host_changed",
+    HostToken => "host_token",
+    Hidden => "hidden",
+    Started => "started",
+    Moved => "moved",
+    GameChanged => "game_changed",
+});
+
+/// Checks one JSON block; returns what is wrong with it.
+fn check(block: &Block, label: &str, seen: &mut Seen) -> Result<(), String> {
+    let value: Value = serde_json::from_str(&block.body).map_err(|e| format!("not JSON: {e}"))?;
+    let back = match label {
+        "client" => {
+            let (message, mut back) = round_trip::<ClientMessage>(&value)?;
+            let kind = value["type"].as_str().unwrap_or_default().to_owned();
+            if !ClientMessage::TYPES.contains(&kind.as_str()) {
+                return Err(format!("{kind:?} is not in ClientMessage::TYPES"));
+            }
+            if message.req() != value["req"].as_u64().unwrap_or(u64::MAX) {
+                return Err("the req did not survive".into());
+            }
+            seen.client_types.insert(kind);
+            // Optional fields may be left out of a request: drop the defaults the type filled in.
+            if let (Some(back), Some(example)) = (back.as_object_mut(), value.as_object()) {
+                back.retain(|key, v| {
+                    example.contains_key(key) || !(v.is_null() || v == &Value::Array(Vec::new()))
+                });
+            }
+            back
+        }
+        "server" => {
+            let (message, back) = round_trip::<ServerMessage>(&value)?;
+            let kind = server_type(&message);
+            if value["type"] != kind {
+                return Err(format!("type {} is not {kind:?}", value["type"]));
+            }
+            seen.server_types.insert(kind);
+            if let ServerMessage::Event { event, .. } = &message {
+                let kind = event_kind(event);
+                if value["event"]["kind"] != kind {
+                    return Err(format!("kind {} is not {kind:?}", value["event"]["kind"]));
+                }
+                seen.event_kinds.insert(kind);
+            }
+            back
+        }
+        "http-create-request" => round_trip::<SettingsPatch>(&value)?.1,
+        "http-create-response" => round_trip::<CreateRoomResponse>(&value)?.1,
+        "http-room-info" => round_trip::<RoomInfo>(&value)?.1,
+        "http-error" => round_trip::<ErrorBody>(&value)?.1,
+        "" => return Err("a JSON example needs a label: json client, json server, ...".into()),
+        other => return Err(format!("unknown label {other:?}")),
+    };
+    seen.labels.insert(label.to_owned());
+    if back != value {
+        return Err(format!(
+            "does not survive a round trip through the type: it reads back as\n{back:#}"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks every block, then what they cover.
+fn examples() -> Seen {
+    let mut seen = Seen::default();
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for block in blocks() {
+        let Some(label) = label(&block) else { continue };
+        count += 1;
+        if let Err(e) = check(&block, label, &mut seen) {
+            failures.push(format!(
+                "protocol/README.md line {} (```{}): {e}",
+                block.line, block.info
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(count >= 40, "only {count} JSON examples");
+    seen
+}
+
+#[test]
+fn every_example_parses_into_its_type_and_back() {
+    let seen = examples();
+    let labels: Vec<&str> = seen.labels.iter().map(String::as_str).collect();
+    assert_eq!(
+        labels,
+        [
+            "client",
+            "http-create-request",
+            "http-create-response",
+            "http-error",
+            "http-room-info",
+            "server"
+        ]
+    );
+}
+
+#[test]
+fn every_client_message_has_an_example() {
+    let seen = examples();
+    let missing: Vec<_> = ClientMessage::TYPES
+        .iter()
+        .filter(|t| !seen.client_types.contains(**t))
+        .collect();
+    assert!(missing.is_empty(), "no example of {missing:?}");
+}
+
+#[test]
+fn every_server_message_and_event_has_an_example() {
+    let seen = examples();
+    let missing: Vec<_> = SERVER_TYPES
+        .iter()
+        .filter(|t| !seen.server_types.contains(**t))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no example of server message {missing:?}"
+    );
+    let missing: Vec<_> = EVENT_KINDS
+        .iter()
+        .filter(|k| !seen.event_kinds.contains(**k))
+        .collect();
+    assert!(missing.is_empty(), "no example of event {missing:?}");
+}
+
+/// The codes in the first column of the error table (rows like ``| `bad_json` | ... |``) of the
+/// section "Error codes".
+fn error_table() -> Vec<(usize, String)> {
+    let lines: Vec<&str> = DOC.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| *l == "## Error codes")
+        .expect("a section \"Error codes\"");
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.starts_with("## "))
+        .map_or(lines.len(), |n| start + 1 + n);
+    (start..end)
+        .filter_map(|i| {
+            let (code, _) = lines[i].strip_prefix("| `")?.split_once("` |")?;
+            Some((i + 1, code.to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_error_table_lists_every_error_code_once() {
+    let table = error_table();
+    for &code in ErrorCode::ALL {
+        let rows = table.iter().filter(|(_, c)| c == code.as_str()).count();
+        assert_eq!(
+            rows,
+            1,
+            "`{}` is in {rows} rows of the table",
+            code.as_str()
+        );
+    }
+    for (line, code) in &table {
+        assert!(
+            serde_json::from_value::<ErrorCode>(Value::String(code.clone())).is_ok(),
+            "protocol/README.md line {line}: `{code}` is no error code"
+        );
+    }
+    assert_eq!(table.len(), ErrorCode::ALL.len());
+}
