@@ -121,6 +121,8 @@ pub struct GameView {
 /// Everything a client needs to draw a room, sent on connecting and on resync.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
+    /// The protocol version the server speaks ([`crate::PROTOCOL_VERSION`]).
+    pub protocol: u32,
     /// The room's event version this snapshot shows.
     pub v: u64,
     /// The room id.
@@ -137,6 +139,10 @@ pub struct Snapshot {
     pub your_seats: Vec<SeatIndex>,
     /// Whether this connection holds the host role.
     pub you_are_host: bool,
+    /// The host token, for connections that hold the host's seat: the host role survives a lost
+    /// connection like the seat does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_token: Option<String>,
     /// The game, once started.
     pub game: Option<GameView>,
     /// Your legal moves, when one of your seats is to move.

@@ -137,7 +137,13 @@ async fn read_loop(
                 continue;
             }
             Ok(Message::Close(_)) => return,
-            Ok(Message::Ping(_) | Message::Pong(_)) => continue,
+            // Control frames count toward the rate too: a flood of pings is still a flood.
+            Ok(Message::Ping(_) | Message::Pong(_)) => {
+                if !limit.allow() {
+                    return flooded(outbox);
+                }
+                continue;
+            }
             // A frame over the hard limit, or a broken frame: end the connection as a violation.
             Err(_) => {
                 fail(

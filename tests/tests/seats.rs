@@ -344,3 +344,43 @@ async fn only_the_host_token_controls_the_room() {
         .await;
     }
 }
+
+#[tokio::test]
+async fn the_host_role_comes_back_with_the_hosts_seat() {
+    let server = TestServer::start().await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let host = room.host_token.clone();
+    let (mut h, _) = server.connect(&room.id).await;
+    h.ok(|req| ClientMessage::Hello {
+        req,
+        seat_tokens: vec![],
+        host_token: Some(host.clone()),
+        since: None,
+    })
+    .await;
+    let seat_token = h.take_seat(0, "host").await;
+    h.close().await;
+    // Back on a new device state that kept only the seat token: the snapshot hands the host
+    // token back, and it works.
+    let (mut back, _) = server.connect(&room.id).await;
+    back.ok(|req| ClientMessage::Hello {
+        req,
+        seat_tokens: vec![seat_token],
+        host_token: None,
+        since: None,
+    })
+    .await;
+    let snapshot = back.snapshot().await;
+    assert!(snapshot.you_are_host);
+    assert_eq!(snapshot.host_token.as_deref(), Some(host.as_str()));
+    // Others never see it.
+    let (_, spectator) = server.connect(&room.id).await;
+    assert!(spectator.host_token.is_none() && !spectator.you_are_host);
+    back.ok(|req| ClientMessage::SetCpu {
+        req,
+        host_token: host.clone(),
+        seat: 1,
+        level: Some(CpuLevel::Easy),
+    })
+    .await;
+}

@@ -103,20 +103,21 @@ impl Room {
         token: &str,
     ) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
-        match self.game_mut().resign(who).map_err(refused)? {
-            ResignOutcome::Resigned => self.game_changed("resigned", seat),
-            ResignOutcome::PartnerAsked => {
-                self.game_changed("resignation_requested", seat);
-                // A CPU partner agrees: it stands in for a person who would be asked.
-                let partner = who.partner();
-                if matches!(self.seats[partner.index()], SeatSlot::Cpu { .. }) {
-                    self.game_mut()
-                        .answer_resignation(partner, true)
-                        .map_err(refused)?;
-                    self.game_changed("resigned", seat);
-                }
+        let outcome = self.game_mut().resign(who).map_err(refused)?;
+        let partner = who.partner();
+        let what = match outcome {
+            ResignOutcome::Resigned => "resigned",
+            // A CPU partner agrees at once: it stands in for a person who would be asked. The
+            // request was just made by the partner's partner, so the answer cannot be refused.
+            ResignOutcome::PartnerAsked
+                if matches!(self.seats[partner.index()], SeatSlot::Cpu { .. }) =>
+            {
+                let _ = self.game_mut().answer_resignation(partner, true);
+                "resigned"
             }
-        }
+            ResignOutcome::PartnerAsked => "resignation_requested",
+        };
+        self.game_changed(what, seat);
         self.advance();
         Ok(Ack::default())
     }
@@ -187,7 +188,10 @@ impl Room {
             for cpu in cpus {
                 let cpu_seat = Seat::ALL[usize::from(cpu)];
                 if self.game.as_ref().is_some_and(|g| g.is_in_game(cpu_seat)) {
-                    state = self.game_mut().accept_draw(cpu_seat).map_err(refused)?;
+                    // The offer is open and the seat is in the game: agreeing cannot fail.
+                    if let Ok(next) = self.game_mut().accept_draw(cpu_seat) {
+                        state = next;
+                    }
                 }
             }
         }

@@ -405,7 +405,9 @@ impl Room {
         let legal_moves = game
             .and_then(views::legal_moves)
             .filter(|m| seats >> m.seat & 1 != 0 && self.is_human(m.seat));
+        let holds_host_seat = self.host_seat.is_some_and(|h| seats >> h & 1 != 0);
         Snapshot {
+            protocol: fourkings_protocol::PROTOCOL_VERSION,
             v: self.version,
             room: self.id.clone(),
             status: self.status(),
@@ -413,7 +415,8 @@ impl Room {
             seats: self.seat_views(),
             host_seat: self.host_seat,
             your_seats: (0..4).filter(|s| seats >> s & 1 != 0).collect(),
-            you_are_host: host,
+            you_are_host: host || holds_host_seat,
+            host_token: holds_host_seat.then(|| self.host_token.clone()),
             game: game.map(views::game_view),
             legal_moves,
         }
