@@ -12,7 +12,7 @@ pub struct Config {
     /// The address to listen on.
     #[arg(long, env = "FOURKINGS_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// Origins allowed to open a WebSocket (comma-separated, e.g. https://chess.example.org).
+    /// Origins allowed to open a WebSocket (comma-separated, e.g. `https://chess.example.org`).
     /// Without any, a browser may connect only from the server's own origin; `*` allows any.
     /// Clients that send no Origin (not browsers) are always allowed.
     #[arg(
