@@ -1135,3 +1135,20 @@ fn walking_kings_capture_but_score_nothing() {
     assert!(ply.consequences.is_empty(), "{:?}", ply.consequences);
     assert_eq!(game.points()[Army::Blue], 0);
 }
+
+/// "Rotate the first player (room option, on by default): on each rematch the first seat moves
+/// one place": any seat may open, in Duo too (W2 for White, B1 for Black).
+#[test]
+fn any_seat_may_move_first() {
+    let game = Game::starting_at(Preset::Teams.rules(), Seat::ALL[2], 1).unwrap();
+    assert_eq!(game.to_move(), Some(Seat::ALL[2]));
+    assert_eq!(game.position().turn(), Army::Yellow);
+    let mut duo = Game::starting_at(Preset::Duo.rules(), Seat::ALL[2], 1).unwrap();
+    assert_eq!(duo.to_move(), Some(Seat::ALL[2]), "W2 opens");
+    let mv = duo.legal_moves()[0];
+    duo.play(Seat::ALL[2], mv).unwrap();
+    assert_eq!(duo.to_move(), Some(Seat::ALL[3]), "then B2");
+    let black_first = Game::starting_at(Preset::Duo.rules(), Seat::ALL[1], 1).unwrap();
+    assert_eq!(black_first.position().turn(), Army::BLACK);
+    assert_eq!(black_first.to_move(), Some(Seat::ALL[1]));
+}

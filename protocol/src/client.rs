@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::SeatIndex;
 use crate::settings::{CpuLevel, SettingsPatch};
+use crate::views::ChatChannel;
 
 /// A message from a client. Every one carries a `req` id, chosen by the client, that the server's
 /// answer repeats. Seat actions carry the seat's secret token; host actions the host token.
@@ -175,6 +176,30 @@ pub enum ClientMessage {
         /// The seat's token.
         token: String,
     },
+    /// Writes a chat message: players in `room` or `team` chat (with their seat and token),
+    /// spectators in `spectators` chat (without).
+    Chat {
+        /// Request id.
+        req: u64,
+        /// Where it goes.
+        channel: ChatChannel,
+        /// The message (stored as given; readers render it as text).
+        text: String,
+        /// The writer's seat (players).
+        #[serde(default)]
+        seat: Option<SeatIndex>,
+        /// The seat's token (players).
+        #[serde(default)]
+        token: Option<String>,
+    },
+    /// Host: after a result, starts a new game with the same seats (the first seat moves one place
+    /// when `rotate_first_seat` is on; a switch-partners session seats the next pairing).
+    Rematch {
+        /// Request id.
+        req: u64,
+        /// The host token.
+        host_token: String,
+    },
     /// Asks for the events after version `since` (or a snapshot if they are too old).
     Resync {
         /// Request id.
@@ -208,6 +233,8 @@ impl ClientMessage {
         "answer_draw",
         "take_back",
         "claim_win",
+        "chat",
+        "rematch",
         "resync",
         "ping",
     ];
@@ -231,6 +258,8 @@ impl ClientMessage {
             | ClientMessage::AnswerDraw { req, .. }
             | ClientMessage::TakeBack { req, .. }
             | ClientMessage::ClaimWin { req, .. }
+            | ClientMessage::Chat { req, .. }
+            | ClientMessage::Rematch { req, .. }
             | ClientMessage::Resync { req, .. }
             | ClientMessage::Ping { req } => *req,
         }

@@ -87,6 +87,14 @@ error_codes! {
     NoResignationRequest = "no_resignation_request",
     /// The win cannot be claimed now.
     CannotClaim = "cannot_claim",
+    /// The turn limit ran out: the CPU is playing this move for the player.
+    TimeUp = "time_up",
+    /// An empty chat message, one over the length limit, or a channel this writer may not use.
+    BadChat = "bad_chat",
+    /// More chat messages than the per-minute limit.
+    ChatLimited = "chat_limited",
+    /// The game is not over yet (a rematch waits for a result).
+    NotFinished = "not_finished",
     /// The version asked for is newer than the room's.
     BadVersion = "bad_version",
     /// The WebSocket's Origin is not allowed.

@@ -22,8 +22,8 @@ pub use http::{CreateRoomResponse, ErrorBody, RoomInfo};
 pub use server::{Event, ServerMessage};
 pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
 pub use views::{
-    ArmyState, GameResult, GameStatus, GameView, LegalMoves, MovedEvent, Occupant, SeatView,
-    Snapshot,
+    ArmyState, ChatChannel, ChatLine, Clock, GameResult, GameStatus, GameView, LegalMoves,
+    MovedEvent, Occupant, Presence, SeatView, SessionPoints, SessionView, Snapshot,
 };
 
 /// The protocol version a client and the server must agree on.

@@ -5,14 +5,18 @@ use serde::{Deserialize, Serialize};
 use crate::SeatIndex;
 use crate::error::ErrorCode;
 use crate::settings::{CpuLevel, Settings};
-use crate::views::{GameView, LegalMoves, MovedEvent, Snapshot};
+use crate::views::{
+    ChatLine, Clock, GameView, LegalMoves, MovedEvent, Presence, SeatView, SessionView, Snapshot,
+};
 
 /// A message from the server.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+// Messages are built, serialised and dropped at once; their size on the stack does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
     /// Everything about the room at version `v`.
-    Snapshot(Snapshot),
+    Snapshot(Box<Snapshot>),
     /// One room event; `v` is the room's version after it (each event adds 1).
     Event {
         /// The room's version after this event.
@@ -60,7 +64,8 @@ pub enum ServerMessage {
 }
 
 /// Something that happened in a room.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
     /// A player took a seat.
@@ -126,4 +131,27 @@ pub enum Event {
         /// The game after it.
         game: GameView,
     },
+    /// A player's presence changed: they dropped (`away`), the grace period ran out
+    /// (`cpu_playing`), or they came back (`online`).
+    Presence {
+        /// The seat.
+        seat: SeatIndex,
+        /// Whether they are here.
+        presence: Presence,
+        /// The clocks now (Duo pauses them while a player is away).
+        clock: Clock,
+    },
+    /// A chat message. Team and spectator messages reach only their readers; everyone else
+    /// receives [`Event::Hidden`] with the same version.
+    Chat(ChatLine),
+    /// A new game in the same room, after a result: same seats, perhaps another first seat (and,
+    /// in a switch-partners session, new partners).
+    Rematch {
+        /// The seats for the new game.
+        seats: Vec<SeatView>,
+        /// The new game.
+        game: GameView,
+    },
+    /// The switch-partners session's standings changed (a game ended).
+    Session(SessionView),
 }

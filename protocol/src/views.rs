@@ -19,6 +19,19 @@ pub enum Occupant {
     Cpu,
 }
 
+/// Whether the person in a seat is here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    /// Connected.
+    Online,
+    /// Dropped, within the grace period: the seat waits for them.
+    Away,
+    /// Gone past the grace period: the CPU plays for them until they come back (in Duo, the other
+    /// team may claim the win instead).
+    CpuPlaying,
+}
+
 /// One seat as everyone sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
@@ -34,6 +47,78 @@ pub struct SeatView {
     /// The CPU's level, for a CPU seat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_level: Option<CpuLevel>,
+    /// Whether the player is here, for a seat with a person in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presence: Option<Presence>,
+}
+
+/// The game's clocks, as the server keeps them. Clients count down from `turn_ends_at` (server time)
+/// or, not trusting their own clock, from `turn_remaining_ms` at the moment they received it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clock {
+    /// When the current turn ends, in milliseconds since the Unix epoch on the server's clock
+    /// (the turn limit or the team's bank, whichever ends first); absent when nothing limits it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_ends_at: Option<u64>,
+    /// The same as milliseconds left when the message was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_remaining_ms: Option<u64>,
+    /// Duo's team clocks: milliseconds left in each team's bank (seats 0+2, seats 1+3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub banks_ms: Option<[u64; 2]>,
+    /// Whether the clocks are stopped (Duo, while a player is away).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
+}
+
+/// Where a chat message goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatChannel {
+    /// Players' room chat: everyone reads it.
+    Room,
+    /// Partners only (not under silent partners, not in free-for-all).
+    Team,
+    /// Spectators' chat: spectators only, so that nobody prompts the players.
+    Spectators,
+}
+
+/// One chat message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    /// The channel.
+    pub channel: ChatChannel,
+    /// The seat that wrote it (absent for a spectator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<SeatIndex>,
+    /// The writer's name as given (a spectator's is `spectator`). Render it as text.
+    pub name: String,
+    /// The message as given. Render it as text.
+    pub text: String,
+    /// When the server received it, in milliseconds since the Unix epoch.
+    pub at: u64,
+}
+
+/// A switch-partners session: three games, every pairing once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionView {
+    /// The game being played or just finished, 1–3.
+    pub game: u8,
+    /// Each person's session points (1 per team win, ½ per draw), highest first.
+    pub standings: Vec<SessionPoints>,
+    /// Whether all three games are over.
+    pub finished: bool,
+}
+
+/// One person's session points.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionPoints {
+    /// Their display name.
+    pub name: String,
+    /// Their seat in the current game.
+    pub seat: SeatIndex,
+    /// Their points.
+    pub points: f32,
 }
 
 /// Where a room is in its life.
@@ -116,10 +201,15 @@ pub struct GameView {
     /// The result, once the game has ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,
+    /// The clocks.
+    #[serde(default)]
+    pub clock: Clock,
+    /// The seat that moves first in this game.
+    pub first_seat: SeatIndex,
 }
 
 /// Everything a client needs to draw a room, sent on connecting and on resync.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// The protocol version the server speaks ([`crate::PROTOCOL_VERSION`]).
     pub protocol: u32,
@@ -148,6 +238,12 @@ pub struct Snapshot {
     /// Your legal moves, when one of your seats is to move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legal_moves: Option<LegalMoves>,
+    /// The recent chat you may read, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chat: Vec<ChatLine>,
+    /// The switch-partners session, if the room plays one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionView>,
 }
 
 /// The legal moves of the seat to move, sent only to that seat's connections.
@@ -183,9 +279,13 @@ pub struct MovedEvent {
     pub points: [i32; 4],
     /// How each seat's army stands, after the move.
     pub armies: [ArmyState; 4],
-    /// Whether the move was played by the CPU for the player (turn limit) or by a walking king.
+    /// Whether the move was played for the player by the CPU (the turn limit ran out, or the player
+    /// is away) or by a walking king.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub automatic: bool,
+    /// The clocks after the move.
+    #[serde(default)]
+    pub clock: Clock,
     /// The result, if the move ended the game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,

@@ -46,6 +46,32 @@ pub struct Config {
     /// Seconds a shutdown waits for connections and rooms to finish.
     #[arg(long, env = "FOURKINGS_SHUTDOWN_SECONDS", default_value_t = 10)]
     pub shutdown_seconds: u64,
+    /// Seconds a player who dropped keeps their seat before the CPU plays for them (Duo: before
+    /// the other team may claim the win).
+    #[arg(long, env = "FOURKINGS_GRACE_SECONDS", default_value_t = 60.0)]
+    pub grace_seconds: f64,
+    /// Seconds between heartbeats; a connection silent for three of them is dropped.
+    #[arg(long, env = "FOURKINGS_HEARTBEAT_SECONDS", default_value_t = 2.0)]
+    pub heartbeat_seconds: f64,
+    /// Seconds a room may go without anyone connected before it is closed.
+    #[arg(long, env = "FOURKINGS_IDLE_ROOM_SECONDS", default_value_t = 1800.0)]
+    pub idle_room_seconds: f64,
+    /// Milliseconds in one second of game time (turn limits, team clocks). 1000 except in tests
+    /// and demonstrations.
+    #[arg(long, env = "FOURKINGS_TIME_UNIT_MS", default_value_t = 1000)]
+    pub time_unit_ms: u64,
+    /// Blocking threads the CPU players think on (default: one per core).
+    #[arg(long, env = "FOURKINGS_CPU_THREADS")]
+    pub cpu_threads: Option<usize>,
+    /// Longest chat message, in characters.
+    #[arg(long, env = "FOURKINGS_MAX_CHAT_CHARS", default_value_t = 500)]
+    pub max_chat_chars: usize,
+    /// Chat messages a connection may send per minute.
+    #[arg(long, env = "FOURKINGS_CHAT_PER_MINUTE", default_value_t = 20)]
+    pub chat_per_minute: u32,
+    /// Chat messages a room keeps for the snapshots of those who join later.
+    #[arg(long, env = "FOURKINGS_CHAT_HISTORY", default_value_t = 100)]
+    pub chat_history: usize,
 }
 
 impl Config {
@@ -62,11 +88,39 @@ impl Config {
             event_history: 256,
             outbound_queue: 256,
             shutdown_seconds: 10,
+            grace_seconds: 60.0,
+            heartbeat_seconds: 2.0,
+            idle_room_seconds: 1800.0,
+            time_unit_ms: 1000,
+            cpu_threads: None,
+            max_chat_chars: 500,
+            chat_per_minute: 20,
+            chat_history: 100,
         }
     }
 
     /// How long a shutdown may take.
     pub fn shutdown_timeout(&self) -> Duration {
         Duration::from_secs(self.shutdown_seconds)
+    }
+
+    /// How long a dropped player keeps their seat.
+    pub fn grace(&self) -> Duration {
+        Duration::from_secs_f64(self.grace_seconds.max(0.0))
+    }
+
+    /// The heartbeat interval.
+    pub fn heartbeat(&self) -> Duration {
+        Duration::from_secs_f64(self.heartbeat_seconds.max(0.01))
+    }
+
+    /// How long a room may be empty.
+    pub fn idle_room(&self) -> Duration {
+        Duration::from_secs_f64(self.idle_room_seconds.max(0.0))
+    }
+
+    /// `seconds` of game time.
+    pub fn game_time(&self, seconds: u64) -> Duration {
+        Duration::from_millis(seconds.saturating_mul(self.time_unit_ms))
     }
 }

@@ -26,6 +26,8 @@ pub(crate) const POLICY_VIOLATION: u16 = 1008;
 /// What the writer sends.
 enum Outgoing {
     Text(Utf8Bytes),
+    /// A heartbeat: the client's WebSocket answers with a pong.
+    Ping,
     Close(u16, &'static str),
 }
 
@@ -42,6 +44,11 @@ impl Outbox {
     /// Queues a frame; `false` if the queue is full or gone.
     pub(crate) fn send(&self, frame: Utf8Bytes) -> bool {
         self.tx.try_send(Outgoing::Text(frame)).is_ok()
+    }
+
+    /// Queues a heartbeat ping (dropped if the queue is full: the connection is busy anyway).
+    fn ping(&self) {
+        let _ = self.tx.try_send(Outgoing::Ping);
     }
 
     /// Closes the connection with `code` after what is already queued.
@@ -122,7 +129,28 @@ async fn read_loop(
     let fail = |req, code: ErrorCode, message: String| {
         outbox.send(encode(&ServerMessage::Error { req, code, message }));
     };
-    while let Some(frame) = stream.next().await {
+    // Heartbeats: a ping every interval; a connection silent for three intervals is dead.
+    let heartbeat = config.heartbeat();
+    let mut ticks = tokio::time::interval(heartbeat);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_heard = tokio::time::Instant::now();
+    loop {
+        let frame = tokio::select! {
+            frame = stream.next() => match frame {
+                Some(frame) => frame,
+                None => return,
+            },
+            _ = ticks.tick() => {
+                if last_heard.elapsed() > heartbeat * 3 {
+                    tracing::debug!(conn, "no heartbeat answer: dropping the connection");
+                    outbox.close(1001, "no heartbeat");
+                    return;
+                }
+                outbox.ping();
+                continue;
+            }
+        };
+        last_heard = tokio::time::Instant::now();
         let text = match frame {
             Ok(Message::Text(text)) => text,
             Ok(Message::Binary(_)) => {
@@ -256,6 +284,15 @@ async fn write_loop(
                 }
                 Some(Outgoing::Text(text)) => {
                     if sink.feed(Message::Text(text)).await.is_err() {
+                        return;
+                    }
+                }
+                Some(Outgoing::Ping) => {
+                    if sink
+                        .feed(Message::Ping(axum::body::Bytes::new()))
+                        .await
+                        .is_err()
+                    {
                         return;
                     }
                 }

@@ -41,6 +41,14 @@ impl Directory {
         Ok((id, host_token))
     }
 
+    /// Forgets a room that has ended.
+    pub(crate) fn remove(&self, id: &str) {
+        self.rooms
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+    }
+
     /// The room with this id.
     pub(crate) fn get(&self, id: &str) -> Option<RoomHandle> {
         self.rooms

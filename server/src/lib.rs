@@ -66,15 +66,27 @@ impl Server {
         let addr = listener.local_addr()?;
         let config = Arc::new(config);
         let shutdown = CancellationToken::new();
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = config
+            .cpu_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        let (closed, mut closed_rooms) = tokio::sync::mpsc::unbounded_channel();
         let context = RoomContext {
             config: config.clone(),
             cpu: CpuPool::new(threads, strategy),
             shutdown: shutdown.clone(),
+            closed,
         };
+        let directory = Arc::new(Directory::new(context));
+        // Rooms that end (idle for too long) leave the directory.
+        let reaper = directory.clone();
+        tokio::spawn(async move {
+            while let Some(id) = closed_rooms.recv().await {
+                reaper.remove(&id);
+            }
+        });
         let connections = TaskTracker::new();
         let state = AppState {
-            directory: Arc::new(Directory::new(context)),
+            directory,
             config: config.clone(),
             connections: connections.clone(),
         };

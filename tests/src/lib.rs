@@ -213,7 +213,7 @@ impl Client {
     pub async fn snapshot(&mut self) -> Snapshot {
         loop {
             if let ServerMessage::Snapshot(s) = self.next().await {
-                return s;
+                return *s;
             }
         }
     }

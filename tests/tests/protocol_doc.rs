@@ -112,6 +112,10 @@ variant_names!(EVENT_KINDS, event_kind, Event {
     Started => "started",
     Moved => "moved",
     GameChanged => "game_changed",
+    Presence => "presence",
+    Chat => "chat",
+    Rematch => "rematch",
+    Session => "session",
 });
 
 /// Checks one JSON block; returns what is wrong with it.

@@ -140,6 +140,21 @@ impl Game {
         })
     }
 
+    /// A new game from the start position in which `first` moves first: on the cross board the
+    /// seat's army moves first; in Duo the seat itself does (so W2 may open for White, or B1 for
+    /// Black). `rules.first` is replaced accordingly.
+    pub fn starting_at(rules: RuleSet, first: Seat, seed: u64) -> Result<Game, RuleSetError> {
+        let rules = RuleSet {
+            first: first.army(rules.format),
+            ..rules
+        };
+        let mut game = Game::with_seed(rules, seed)?;
+        if rules.format == Format::Duo {
+            game.duo_seat = first;
+        }
+        Ok(game)
+    }
+
     /// A game from any position (its points are taken from the setup).
     pub fn from_setup(setup: &Setup, rules: RuleSet, seed: u64) -> Result<Game, PositionError> {
         let position = Position::from_setup(setup, &rules)?;

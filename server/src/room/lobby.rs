@@ -1,10 +1,9 @@
 //! Before the start: seats, settings, CPU seats, the host role, and the start itself.
 
-use fourkings_engine::Game;
 use fourkings_protocol::{CpuLevel, ErrorCode, Event, SeatIndex, SettingsPatch};
 
-use super::state::{Ack, Reject, Room, SeatSlot, reject};
-use super::{rules, views};
+use super::rules;
+use super::state::{Ack, Audience, Reject, Room, SeatSlot, reject};
 use crate::connection::ConnId;
 
 impl Room {
@@ -139,7 +138,9 @@ impl Room {
             return reject(ErrorCode::SeatTaken, "the seat to move to is not empty");
         }
         self.seats.swap(f, t);
-        self.move_seat_proofs(from, to);
+        let mut to_seats = [0, 1, 2, 3];
+        to_seats.swap(usize::from(from), usize::from(to));
+        self.permute_seat_proofs(to_seats);
         if self.host_seat == Some(from) {
             self.host_seat = Some(to);
         }
@@ -185,16 +186,14 @@ impl Room {
         let token = Event::HostToken {
             host_token: self.host_token.clone(),
         };
-        self.emit_with_private(Event::Hidden, Some((1 << seat, token)));
+        self.emit_with_private(Event::Hidden, Some((Audience::Seats(1 << seat), token)));
         Ok(Ack::default())
     }
 
     pub(super) fn start(&mut self, host_token: &str) -> Result<Ack, Reject> {
         self.authorize_host(host_token)?;
         self.in_lobby()?;
-        let rules = rules::rule_set(&self.settings).map_err(|e| (ErrorCode::InvalidSettings, e))?;
-        let game = Game::with_seed(rules, rand::random())
-            .map_err(|e| (ErrorCode::InvalidSettings, e.to_string()))?;
+        rules::rule_set(&self.settings).map_err(|e| (ErrorCode::InvalidSettings, e))?;
         let level = self.settings.cpu_level;
         for seat in 0..4u8 {
             if matches!(self.seats[usize::from(seat)], SeatSlot::Empty) {
@@ -205,8 +204,8 @@ impl Room {
                 });
             }
         }
-        let view = views::game_view(&game);
-        self.game = Some(game);
+        self.begin_game()?;
+        let view = self.game_view().expect("a game just began");
         self.emit(Event::Started { game: view });
         self.advance();
         Ok(Ack::default())

@@ -1,9 +1,13 @@
 //! A room: one task that owns all of a room's state and takes commands from its inbox. Nothing
 //! else touches the state, so a room needs no locks; connections and timers only send commands.
 
+mod chat;
+mod clock;
 mod lobby;
 mod play;
+mod presence;
 pub(crate) mod rules;
+mod session;
 mod state;
 pub(crate) mod views;
 
@@ -75,6 +79,8 @@ pub(crate) struct RoomContext {
     pub(crate) config: Arc<Config>,
     pub(crate) cpu: CpuPool,
     pub(crate) shutdown: CancellationToken,
+    /// Where a room that ends sends its id, so the directory forgets it.
+    pub(crate) closed: mpsc::UnboundedSender<String>,
 }
 
 /// Starts a room's task and returns its handle and host token.

@@ -1,11 +1,13 @@
-//! During the game: moves, resignations, draws, takebacks, claims, and the moves nobody has to
-//! choose (walking kings) or that the CPU chooses.
+//! During the game: moves, resignations, draws, takebacks, claims, the clocks running out, and
+//! the moves nobody has to choose (walking kings) or that the CPU chooses (CPU seats, players
+//! whose turn limit ran out, players away past their grace period).
 
 use std::time::Duration;
 
 use fourkings_engine::game::{DrawOfferState, GameError, ResignOutcome};
-use fourkings_engine::{Game, Move, Seat, Square};
+use fourkings_engine::{Format, Game, Move, Seat, Square};
 use fourkings_protocol::{ErrorCode, Event, SeatIndex};
+use tokio::time::Instant;
 
 use super::state::{Ack, Reject, Room, SeatSlot, reject};
 use super::{Command, views};
@@ -35,7 +37,7 @@ fn refused(error: GameError) -> Reject {
 }
 
 impl Room {
-    /// The game, once started, and the seat as the engine knows it, after checking the token.
+    /// The seat as the engine knows it, after checking the token and that a game is running.
     fn seat_in_game(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Seat, Reject> {
         self.authorize(conn, seat, token)?;
         match &self.game {
@@ -49,9 +51,18 @@ impl Room {
         self.game.as_mut().expect("checked by seat_in_game")
     }
 
+    /// Times the turn the game is at now (a new one starts when the ply or the seat changed).
+    fn follow_turn(&mut self) {
+        let Some(game) = &self.game else { return };
+        let to_move = game.to_move().map(|s| s.index() as SeatIndex);
+        let ply = game.ply_count();
+        self.clocks.follow(ply, to_move, Instant::now());
+    }
+
     /// Announces a change to the game that was not a move.
     fn game_changed(&mut self, what: &str, seat: SeatIndex) {
-        let game = views::game_view(self.game.as_ref().expect("a game is running"));
+        self.follow_turn();
+        let game = self.game_view().expect("a game is running");
         self.emit(Event::GameChanged {
             what: what.to_owned(),
             seat,
@@ -68,6 +79,7 @@ impl Room {
         text: &str,
     ) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
+        let expired = self.clocks.expired;
         let game = self.game_mut();
         if ply != game.ply_count() {
             return reject(
@@ -81,6 +93,12 @@ impl Room {
         if game.to_move() != Some(who) {
             return reject(ErrorCode::NotYourTurn, "it is not this seat's turn");
         }
+        if expired {
+            return reject(
+                ErrorCode::TimeUp,
+                "the turn limit ran out: the CPU is playing this move",
+            );
+        }
         let mv = parse_coordinate(game, text)?;
         game.play(who, mv).map_err(refused)?;
         self.announce_last_move(false);
@@ -90,9 +108,11 @@ impl Room {
 
     /// Emits the diff of the last ply.
     fn announce_last_move(&mut self, automatic: bool) {
+        self.follow_turn();
+        let clock = self.clocks.view(Instant::now());
         let game = self.game.as_ref().expect("a game is running");
         let ply = game.plies().last().expect("a move was just played");
-        let event = views::moved_event(game, ply, automatic);
+        let event = views::moved_event(game, ply, automatic, clock);
         self.emit(Event::Moved(event));
     }
 
@@ -143,6 +163,7 @@ impl Room {
             },
             requester,
         );
+        self.advance();
         Ok(Ack::default())
     }
 
@@ -154,7 +175,8 @@ impl Room {
     ) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
         let state = self.game_mut().offer_draw(who).map_err(refused)?;
-        self.after_draw_answer(seat, state)
+        self.after_draw_answer(seat, state);
+        Ok(Ack::default())
     }
 
     pub(super) fn answer_draw(
@@ -171,16 +193,13 @@ impl Room {
             return Ok(Ack::default());
         }
         let state = self.game_mut().accept_draw(who).map_err(refused)?;
-        self.after_draw_answer(seat, state)
+        self.after_draw_answer(seat, state);
+        Ok(Ack::default())
     }
 
     /// After a seat agreed to a draw: CPU seats still in the game agree too (they stand in for
     /// people who would be asked); the draw is announced as offered or agreed.
-    fn after_draw_answer(
-        &mut self,
-        seat: SeatIndex,
-        mut state: DrawOfferState,
-    ) -> Result<Ack, Reject> {
+    fn after_draw_answer(&mut self, seat: SeatIndex, mut state: DrawOfferState) {
         if state == DrawOfferState::Open {
             let cpus: Vec<u8> = (0..4u8)
                 .filter(|&s| matches!(self.seats[usize::from(s)], SeatSlot::Cpu { .. }))
@@ -201,7 +220,7 @@ impl Room {
             "draw_offered"
         };
         self.game_changed(what, seat);
-        Ok(Ack::default())
+        self.advance();
     }
 
     pub(super) fn take_back(
@@ -218,6 +237,8 @@ impl Room {
         Ok(Ack::default())
     }
 
+    /// Claims the win: in free-for-all, the leader's claim; in Duo, against a player who left and
+    /// did not come back within the grace period.
     pub(super) fn claim_win(
         &mut self,
         conn: ConnId,
@@ -225,18 +246,73 @@ impl Room {
         token: &str,
     ) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
-        self.game_mut().claim_win(who).map_err(refused)?;
+        if self.format() == Format::Duo {
+            let gone = (0..4u8)
+                .find(|&s| Seat::ALL[usize::from(s)].team() != who.team() && self.grace_over(s));
+            let Some(gone) = gone else {
+                return reject(
+                    ErrorCode::CannotClaim,
+                    "no opponent has been away past the grace period",
+                );
+            };
+            self.game_mut()
+                .abandon(Seat::ALL[usize::from(gone)])
+                .map_err(refused)?;
+        } else {
+            self.game_mut().claim_win(who).map_err(refused)?;
+        }
         self.game_changed("win_claimed", seat);
+        self.advance();
         Ok(Ack::default())
     }
 
-    /// Plays the moves nobody chooses (walking kings), and asks the CPU for a CPU seat's move.
+    /// The clocks at `now`: a team's bank running out loses the game; a turn limit running out
+    /// makes the CPU play the move.
+    pub(super) fn clock_timers(&mut self, now: Instant) {
+        let Some(game) = &self.game else { return };
+        if game.is_over() {
+            return;
+        }
+        let Some(seat) = game.to_move() else { return };
+        if self.clocks.bank_empty(now) {
+            if self.game_mut().time_out(seat).is_ok() {
+                self.game_changed("timed_out", seat.index() as SeatIndex);
+                self.advance();
+            }
+        } else if self.clocks.turn_deadline().is_some_and(|d| d <= now) {
+            self.clocks.expired = true;
+            self.advance();
+        }
+    }
+
+    /// Whether the CPU chooses `seat`'s move now.
+    fn cpu_drives(&self, seat: SeatIndex) -> bool {
+        match self.seats[usize::from(seat)] {
+            SeatSlot::Cpu { .. } => true,
+            SeatSlot::Human { .. } => {
+                let to_move = self
+                    .game
+                    .as_ref()
+                    .and_then(Game::to_move)
+                    .map(|s| s.index() as SeatIndex);
+                // Duo has no CPU for players who left: the clocks stop and a claim decides.
+                (self.grace_over(seat) && self.format() != Format::Duo)
+                    || (self.clocks.expired && to_move == Some(seat))
+            }
+            SeatSlot::Empty => false,
+        }
+    }
+
+    /// Plays the moves nobody chooses (walking kings), asks the CPU for the moves it chooses, and
+    /// settles a finished game.
     pub(super) fn advance(&mut self) {
         loop {
+            self.follow_turn();
             let Some(game) = self.game.as_mut() else {
                 return;
             };
             if game.is_over() {
+                self.count_session_game();
                 return;
             }
             if game.walking_king_to_move() {
@@ -247,7 +323,7 @@ impl Room {
                 continue;
             }
             let Some(seat) = game.to_move() else { return };
-            if matches!(self.seats[seat.index()], SeatSlot::Cpu { .. }) && !self.cpu_thinking {
+            if self.cpu_drives(seat.index() as SeatIndex) && !self.cpu_thinking {
                 self.ask_cpu();
             }
             return;
@@ -282,21 +358,20 @@ impl Room {
         });
     }
 
-    /// A CPU result arrived: play it if it is still for the current position, else drop it.
+    /// A CPU result arrived: play it if it is still for the current position and the CPU still
+    /// chooses this seat's move (the player may have come back); else drop it.
     pub(super) fn cpu_moved(&mut self, ply: u32, hash: u64, mv: Move) {
         self.cpu_thinking = false;
-        let Some(game) = self.game.as_mut() else {
+        let Some(game) = self.game.as_ref() else {
             return;
         };
         let current = !game.is_over() && game.ply_count() == ply && game.position().hash() == hash;
         let seat = game.to_move();
-        let cpu_to_move =
-            seat.is_some_and(|s| matches!(self.seats[s.index()], SeatSlot::Cpu { .. }));
-        if current && cpu_to_move {
-            if let Some(seat) = seat {
-                if game.play(seat, mv).is_ok() {
-                    self.announce_last_move(false);
-                }
+        if let (true, Some(seat)) = (current, seat) {
+            let index = seat.index() as SeatIndex;
+            if self.cpu_drives(index) && self.game_mut().play(seat, mv).is_ok() {
+                let for_player = self.is_human(index);
+                self.announce_last_move(for_player);
             }
         }
         self.advance();

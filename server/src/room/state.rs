@@ -5,11 +5,15 @@ use std::collections::{HashMap, VecDeque};
 use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::{Format, Game};
 use fourkings_protocol::{
-    ClientMessage, CpuLevel, ErrorCode, Event, GameStatus, Occupant, RoomInfo, SeatIndex, SeatView,
-    ServerMessage, Settings, Snapshot,
+    ChatChannel, ChatLine, ClientMessage, CpuLevel, ErrorCode, Event, GameStatus, Occupant,
+    RoomInfo, SeatIndex, SeatView, ServerMessage, Settings, Snapshot,
 };
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
+use super::clock::Clocks;
+use super::presence::Absence;
+use super::session::Session;
 use super::{Command, RoomContext, rules, views};
 use crate::connection::{ConnId, Outbox};
 use crate::ids::{new_token, token_matches};
@@ -36,14 +40,37 @@ pub(super) struct Conn {
     pub(super) seats: u8,
     /// Whether it proved it holds the host token.
     pub(super) host: bool,
+    /// When it sent its recent chat messages (for the per-minute limit).
+    pub(super) chat_times: VecDeque<Instant>,
 }
 
-/// One logged event: what everyone receives, and what its private recipients receive instead.
+/// Who receives an event's private form (everyone else gets `hidden`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Audience {
+    /// Every connection.
+    Everyone,
+    /// The connections holding any of these seats (bit mask).
+    Seats(u8),
+    /// The connections holding no seat.
+    Spectators,
+}
+
+impl Audience {
+    /// Whether a connection holding `seats` is in the audience.
+    pub(super) fn includes(self, seats: u8) -> bool {
+        match self {
+            Audience::Everyone => true,
+            Audience::Seats(mask) => seats & mask != 0,
+            Audience::Spectators => seats == 0,
+        }
+    }
+}
+
+/// One logged event: what everyone receives, and what its private audience receives instead.
 struct Logged {
     v: u64,
     public: Utf8Bytes,
-    /// Seats (bit mask) that receive `private` instead of `public`.
-    private: Option<(u8, Utf8Bytes)>,
+    private: Option<(Audience, Utf8Bytes)>,
 }
 
 /// Why a request was refused: nothing changed.
@@ -64,6 +91,8 @@ pub(super) struct Ack {
     pub(super) snapshot: bool,
     /// Send this connection the events after this version after the ack.
     pub(super) replay_since: Option<u64>,
+    /// Answer with `pong` instead of `ack`.
+    pub(super) pong: bool,
 }
 
 /// All of a room's state. Owned by the room's task.
@@ -74,18 +103,31 @@ pub(crate) struct Room {
     pub(super) inbox: mpsc::WeakSender<Command>,
     pub(super) settings: Settings,
     pub(super) seats: [SeatSlot; 4],
+    /// Players who dropped: when their grace ends, and whether it has.
+    pub(super) absence: [Option<Absence>; 4],
     pub(super) host_token: String,
     /// The seat the host sits in, if any.
     pub(super) host_seat: Option<SeatIndex>,
     pub(super) game: Option<Game>,
+    /// The seat that moves first in the current (or next) game.
+    pub(super) first_seat: SeatIndex,
+    pub(super) clocks: Clocks,
+    /// The switch-partners session, if one is being played.
+    pub(super) session: Option<Session>,
     /// The version of the last event.
     pub(super) version: u64,
     history: VecDeque<Logged>,
+    /// Recent chat with its audience, for snapshots.
+    pub(super) chat: VecDeque<(Audience, ChatLine)>,
     /// Events emitted by the request being handled, sent after its ack.
     pending: Vec<u64>,
     pub(super) conns: HashMap<ConnId, Conn>,
     /// Whether a CPU move is being computed for the current ply.
     pub(super) cpu_thinking: bool,
+    /// Since when nobody has been connected.
+    pub(super) empty_since: Option<Instant>,
+    /// Set when the room should end.
+    pub(super) closing: bool,
 }
 
 impl Room {
@@ -106,14 +148,21 @@ impl Room {
                 SeatSlot::Empty,
                 SeatSlot::Empty,
             ],
+            absence: [None; 4],
             host_token: new_token(),
             host_seat: None,
             game: None,
+            first_seat: 0,
+            clocks: Clocks::new(None, None),
+            session: None,
             version: 0,
             history: VecDeque::new(),
+            chat: VecDeque::new(),
             pending: Vec::new(),
             conns: HashMap::new(),
             cpu_thinking: false,
+            empty_since: Some(Instant::now()),
+            closing: false,
         }
     }
 
@@ -121,20 +170,70 @@ impl Room {
         &self.host_token
     }
 
-    /// The room's task: commands one at a time until every handle is gone or the server stops.
+    /// The room's task: commands and timers one at a time, until the room is closed (nobody
+    /// connected for the idle time), every handle is gone, or the server stops.
     pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
         let shutdown = self.context.shutdown.clone();
         loop {
+            let wake = self.next_deadline();
             tokio::select! {
                 command = inbox.recv() => match command {
                     Some(command) => self.handle(command),
                     None => break,
                 },
-                () = shutdown.cancelled() => break,
+                () = sleep_until(wake), if wake.is_some() => {
+                    self.on_timer(Instant::now());
+                    self.flush();
+                }
+                () = shutdown.cancelled() => {
+                    for conn in self.conns.values() {
+                        conn.outbox.close(1012, "the server is restarting");
+                    }
+                    break;
+                }
+            }
+            if self.closing {
+                tracing::info!(room = %self.id, "closing an idle room");
+                for conn in self.conns.values() {
+                    conn.outbox.close(1001, "the room has closed");
+                }
+                break;
             }
         }
-        for conn in self.conns.values() {
-            conn.outbox.close(1012, "the server is restarting");
+        let _ = self.context.closed.send(self.id.clone());
+    }
+
+    /// The earliest moment a timer needs the room: a turn or bank running out, a grace period
+    /// ending, the room having been empty for too long.
+    fn next_deadline(&self) -> Option<Instant> {
+        let mut deadlines = Vec::with_capacity(4);
+        if self.game.as_ref().is_some_and(|g| !g.is_over()) {
+            deadlines.extend(self.clocks.turn_deadline());
+            deadlines.extend(self.clocks.bank_deadline());
+        }
+        deadlines.extend(
+            self.absence
+                .iter()
+                .flatten()
+                .filter(|a| !a.grace_over)
+                .map(|a| a.deadline),
+        );
+        deadlines.extend(
+            self.empty_since
+                .map(|since| since + self.context.config.idle_room()),
+        );
+        deadlines.into_iter().min()
+    }
+
+    /// Whatever timers are due at `now`.
+    fn on_timer(&mut self, now: Instant) {
+        self.grace_timers(now);
+        self.clock_timers(now);
+        if self
+            .empty_since
+            .is_some_and(|since| now >= since + self.context.config.idle_room())
+        {
+            self.closing = true;
         }
     }
 
@@ -147,12 +246,15 @@ impl Room {
                         outbox,
                         seats: 0,
                         host: false,
+                        chat_times: VecDeque::new(),
                     },
                 );
+                self.empty_since = None;
                 self.send_snapshot(conn);
             }
             Command::Disconnect { conn } => {
-                self.conns.remove(&conn);
+                self.conn_gone(conn);
+                self.flush();
             }
             Command::Message { conn, msg } => self.request(conn, msg),
             Command::Info { reply } => {
@@ -168,11 +270,9 @@ impl Room {
     /// Handles one client request: the ack or error first, then the events it caused.
     fn request(&mut self, conn: ConnId, msg: ClientMessage) {
         let req = msg.req();
-        let ping = matches!(msg, ClientMessage::Ping { .. });
         let result = self.dispatch(conn, msg);
         let answer = match &result {
-            // `ping` is answered with `pong`, as the protocol says, not with an ack.
-            Ok(_) if ping => ServerMessage::Pong { req },
+            Ok(ack) if ack.pong => ServerMessage::Pong { req },
             Ok(ack) => ServerMessage::Ack {
                 req,
                 seat_token: ack.seat_token.clone(),
@@ -253,6 +353,14 @@ impl Room {
             } => self.answer_draw(conn, seat, &token, accept),
             ClientMessage::TakeBack { seat, token, .. } => self.take_back(conn, seat, &token),
             ClientMessage::ClaimWin { seat, token, .. } => self.claim_win(conn, seat, &token),
+            ClientMessage::Chat {
+                channel,
+                text,
+                seat,
+                token,
+                ..
+            } => self.write_chat(conn, channel, text, seat, token.as_deref()),
+            ClientMessage::Rematch { host_token, .. } => self.rematch(&host_token),
             ClientMessage::Resync { since, .. } => {
                 if since > self.version {
                     return reject(
@@ -265,7 +373,10 @@ impl Room {
                     ..Ack::default()
                 })
             }
-            ClientMessage::Ping { .. } => Ok(Ack::default()),
+            ClientMessage::Ping { .. } => Ok(Ack {
+                pong: true,
+                ..Ack::default()
+            }),
         }
     }
 
@@ -290,8 +401,10 @@ impl Room {
         }
         let host = host_token.is_some_and(|t| token_matches(t, &self.host_token));
         if let Some(c) = self.conns.get_mut(&conn) {
-            c.seats |= mask;
             c.host |= host;
+        }
+        for seat in (0..4).filter(|s| mask >> s & 1 != 0) {
+            self.seat_proven(conn, seat);
         }
         let seats = (0..4).filter(|s| mask >> s & 1 != 0).collect();
         Ok(Ack {
@@ -320,9 +433,7 @@ impl Room {
         }
         match &self.seats[usize::from(seat)] {
             SeatSlot::Human { token: real, .. } if token_matches(token, real) => {
-                if let Some(c) = self.conns.get_mut(&conn) {
-                    c.seats |= 1 << seat;
-                }
+                self.seat_proven(conn, seat);
                 Ok(())
             }
             _ => reject(ErrorCode::BadToken, "this token does not hold that seat"),
@@ -358,6 +469,7 @@ impl Room {
         (0..4u8)
             .map(|seat| {
                 let label = views::seat_label(format, seat);
+                let presence = self.presence(seat);
                 match &self.seats[usize::from(seat)] {
                     SeatSlot::Empty => SeatView {
                         seat,
@@ -365,6 +477,7 @@ impl Room {
                         occupant: Occupant::Empty,
                         name: None,
                         cpu_level: None,
+                        presence,
                     },
                     SeatSlot::Human { name, .. } => SeatView {
                         seat,
@@ -372,6 +485,7 @@ impl Room {
                         occupant: Occupant::Human,
                         name: Some(name.clone()),
                         cpu_level: None,
+                        presence,
                     },
                     SeatSlot::Cpu { level } => SeatView {
                         seat,
@@ -379,6 +493,7 @@ impl Room {
                         occupant: Occupant::Cpu,
                         name: None,
                         cpu_level: Some(*level),
+                        presence,
                     },
                 }
             })
@@ -396,13 +511,24 @@ impl Room {
         }
     }
 
+    /// The game as clients see it, with the clocks.
+    pub(super) fn game_view(&self) -> Option<fourkings_protocol::GameView> {
+        let game = self.game.as_ref()?;
+        Some(views::game_view(
+            game,
+            self.clocks.view(Instant::now()),
+            self.first_seat,
+        ))
+    }
+
     fn snapshot_for(&self, conn: ConnId) -> Snapshot {
         let (seats, host) = self
             .conns
             .get(&conn)
             .map_or((0, false), |c| (c.seats, c.host));
-        let game = self.game.as_ref();
-        let legal_moves = game
+        let legal_moves = self
+            .game
+            .as_ref()
             .and_then(views::legal_moves)
             .filter(|m| seats >> m.seat & 1 != 0 && self.is_human(m.seat));
         let holds_host_seat = self.host_seat.is_some_and(|h| seats >> h & 1 != 0);
@@ -417,8 +543,15 @@ impl Room {
             your_seats: (0..4).filter(|s| seats >> s & 1 != 0).collect(),
             you_are_host: host || holds_host_seat,
             host_token: holds_host_seat.then(|| self.host_token.clone()),
-            game: game.map(views::game_view),
+            game: self.game_view(),
             legal_moves,
+            chat: self
+                .chat
+                .iter()
+                .filter(|(a, _)| a.includes(seats))
+                .map(|(_, l)| l.clone())
+                .collect(),
+            session: self.session.as_ref().map(|s| s.view(self)),
         }
     }
 
@@ -427,7 +560,7 @@ impl Room {
     }
 
     fn send_snapshot(&mut self, conn: ConnId) {
-        let snapshot = ServerMessage::Snapshot(self.snapshot_for(conn));
+        let snapshot = ServerMessage::Snapshot(Box::new(self.snapshot_for(conn)));
         self.send_to(conn, &snapshot);
     }
 
@@ -453,7 +586,7 @@ impl Room {
 
     fn frame_for(logged: &Logged, seats: u8) -> &Utf8Bytes {
         match &logged.private {
-            Some((mask, private)) if seats & mask != 0 => private,
+            Some((audience, private)) if audience.includes(seats) => private,
             _ => &logged.public,
         }
     }
@@ -463,13 +596,13 @@ impl Room {
         self.emit_with_private(event, None);
     }
 
-    /// Records an event; the seats in `private.0` receive `private.1` instead of it.
-    pub(super) fn emit_with_private(&mut self, event: Event, private: Option<(u8, Event)>) {
+    /// Records an event; the connections in the audience receive the private event instead.
+    pub(super) fn emit_with_private(&mut self, event: Event, private: Option<(Audience, Event)>) {
         self.version += 1;
         let v = self.version;
         let public = encode(&ServerMessage::Event { v, event });
         let private =
-            private.map(|(mask, event)| (mask, encode(&ServerMessage::Event { v, event })));
+            private.map(|(audience, event)| (audience, encode(&ServerMessage::Event { v, event })));
         self.history.push_back(Logged { v, public, private });
         while self.history.len() > self.context.config.event_history {
             self.history.pop_front();
@@ -510,7 +643,7 @@ impl Room {
             .conns
             .get(&conn)
             .is_some_and(|c| c.seats >> moves.seat & 1 != 0);
-        if holds && self.is_human(moves.seat) {
+        if holds && self.is_human(moves.seat) && !self.clocks.expired {
             let message = ServerMessage::LegalMoves {
                 v: self.version,
                 moves,
@@ -534,9 +667,10 @@ impl Room {
     /// reconnect.
     fn drop_conns(&mut self, ids: Vec<ConnId>) {
         for id in ids {
-            if let Some(conn) = self.conns.remove(&id) {
+            if let Some(conn) = self.conns.get(&id) {
                 conn.outbox.close(1008, "too slow to keep up; reconnect");
             }
+            self.conn_gone(id);
         }
     }
 
@@ -545,20 +679,51 @@ impl Room {
         for conn in self.conns.values_mut() {
             conn.seats &= !(1 << seat);
         }
+        self.absence[usize::from(seat)] = None;
     }
 
-    /// Moves every connection's proof of `from` to `to`.
-    pub(super) fn move_seat_proofs(&mut self, from: SeatIndex, to: SeatIndex) {
+    /// Moves every connection's proof of seats according to `to[old seat] = new seat`.
+    pub(super) fn permute_seat_proofs(&mut self, to: [SeatIndex; 4]) {
         for conn in self.conns.values_mut() {
-            if conn.seats >> from & 1 != 0 {
-                conn.seats = (conn.seats & !(1 << from)) | 1 << to;
-            }
+            let old = conn.seats;
+            conn.seats = (0..4u8)
+                .filter(|s| old >> s & 1 != 0)
+                .fold(0, |m, s| m | 1 << to[usize::from(s)]);
+        }
+        let absence = self.absence;
+        for (old, new) in to.iter().enumerate() {
+            self.absence[usize::from(*new)] = absence[old];
         }
     }
 
     /// A fresh token for a seat.
     pub(super) fn fresh_token() -> String {
         new_token()
+    }
+
+    /// Keeps a chat line, with its audience, for the snapshots of those who come later.
+    pub(super) fn remember_chat(&mut self, audience: Audience, line: ChatLine) {
+        self.chat.push_back((audience, line));
+        while self.chat.len() > self.context.config.chat_history {
+            self.chat.pop_front();
+        }
+    }
+
+    /// The channel's audience.
+    pub(super) fn chat_audience(channel: ChatChannel, seat: Option<SeatIndex>) -> Audience {
+        match (channel, seat) {
+            (ChatChannel::Room, _) => Audience::Everyone,
+            (ChatChannel::Team, Some(seat)) => Audience::Seats(1 << seat | 1 << ((seat + 2) & 3)),
+            _ => Audience::Spectators,
+        }
+    }
+}
+
+/// Sleeps until `at` (never called without a deadline: the branch is disabled then).
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_fen4};
 use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Seat};
-use fourkings_protocol::{ArmyState, GameResult, GameView, LegalMoves, MovedEvent, SeatIndex};
+use fourkings_protocol::{
+    ArmyState, Clock, GameResult, GameView, LegalMoves, MovedEvent, SeatIndex,
+};
 
 /// The label of a seat: the army on the cross board, W1/B1/W2/B2 in Duo.
 pub(crate) fn seat_label(format: Format, seat: SeatIndex) -> String {
@@ -128,8 +130,8 @@ fn draw_reason(reason: DrawReason) -> &'static str {
     }
 }
 
-/// The whole game.
-pub(crate) fn game_view(game: &Game) -> GameView {
+/// The whole game, with its clocks.
+pub(crate) fn game_view(game: &Game, clock: Clock, first_seat: SeatIndex) -> GameView {
     let format = game.rules().format;
     let pos = game.position();
     let mut pieces = BTreeMap::new();
@@ -179,11 +181,13 @@ pub(crate) fn game_view(game: &Game) -> GameView {
         resignation_request: game.resignation_request().map(|s| s.index() as SeatIndex),
         fen,
         result: result(game),
+        clock,
+        first_seat,
     }
 }
 
 /// The diff of the move `ply`, just played in `game`.
-pub(crate) fn moved_event(game: &Game, ply: &Ply, automatic: bool) -> MovedEvent {
+pub(crate) fn moved_event(game: &Game, ply: &Ply, automatic: bool, clock: Clock) -> MovedEvent {
     let format = game.rules().format;
     let pos = game.position();
     let changed = ply
@@ -207,6 +211,7 @@ pub(crate) fn moved_event(game: &Game, ply: &Ply, automatic: bool) -> MovedEvent
         points: points(game),
         armies: armies(game),
         automatic: automatic || ply.walking,
+        clock,
         result: result(game),
     }
 }

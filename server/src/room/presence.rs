@@ -1,0 +1,112 @@
+//! Who is here: a player who drops keeps the seat for a grace period; after it the CPU plays for
+//! them until they come back (in Duo the clocks stop instead, and then the other team may claim
+//! the win).
+
+use fourkings_engine::Format;
+use fourkings_protocol::{Event, Presence, SeatIndex};
+use tokio::time::Instant;
+
+use super::state::{Room, SeatSlot};
+use crate::connection::ConnId;
+
+/// A player who dropped.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Absence {
+    /// When the grace period ends.
+    pub(super) deadline: Instant,
+    /// Whether it has ended.
+    pub(super) grace_over: bool,
+}
+
+impl Room {
+    /// `conn` proved it holds `seat`: the player is here.
+    pub(super) fn seat_proven(&mut self, conn: ConnId, seat: SeatIndex) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.seats |= 1 << seat;
+        }
+        if self.absence[usize::from(seat)].take().is_some() {
+            self.after_presence_change(seat);
+        }
+    }
+
+    /// A connection closed: every seat nobody else holds now is away.
+    pub(super) fn conn_gone(&mut self, conn: ConnId) {
+        let Some(gone) = self.conns.remove(&conn) else {
+            return;
+        };
+        if self.conns.is_empty() {
+            self.empty_since = Some(Instant::now());
+        }
+        let deadline = Instant::now() + self.context.config.grace();
+        for seat in 0..4u8 {
+            let still_held = self.conns.values().any(|c| c.seats >> seat & 1 != 0);
+            if gone.seats >> seat & 1 != 0 && !still_held && self.is_human(seat) {
+                self.absence[usize::from(seat)] = Some(Absence {
+                    deadline,
+                    grace_over: false,
+                });
+                self.after_presence_change(seat);
+            }
+        }
+    }
+
+    /// Whether the person in `seat` is here (`None` for empty and CPU seats).
+    pub(super) fn presence(&self, seat: SeatIndex) -> Option<Presence> {
+        if !matches!(self.seats[usize::from(seat)], SeatSlot::Human { .. }) {
+            return None;
+        }
+        Some(match self.absence[usize::from(seat)] {
+            None => Presence::Online,
+            Some(Absence {
+                grace_over: false, ..
+            }) => Presence::Away,
+            Some(Absence {
+                grace_over: true, ..
+            }) => Presence::CpuPlaying,
+        })
+    }
+
+    /// Whether a player's grace period is over and they are still away.
+    pub(super) fn grace_over(&self, seat: SeatIndex) -> bool {
+        self.absence[usize::from(seat)].is_some_and(|a| a.grace_over)
+    }
+
+    /// Ends the grace periods that are due.
+    pub(super) fn grace_timers(&mut self, now: Instant) {
+        for seat in 0..4u8 {
+            let due =
+                self.absence[usize::from(seat)].is_some_and(|a| !a.grace_over && a.deadline <= now);
+            if due {
+                if let Some(absence) = &mut self.absence[usize::from(seat)] {
+                    absence.grace_over = true;
+                }
+                self.after_presence_change(seat);
+            }
+        }
+    }
+
+    /// Announces a seat's presence; stops or starts Duo's clocks; lets the CPU take a turn that
+    /// waits for an absent player.
+    fn after_presence_change(&mut self, seat: SeatIndex) {
+        let now = Instant::now();
+        let playing = self.game.as_ref().is_some_and(|g| !g.is_over());
+        if playing && self.format() == Format::Duo {
+            if self.absence.iter().any(Option::is_some) {
+                self.clocks.pause(now);
+            } else {
+                self.clocks.resume(now);
+            }
+        }
+        if let Some(presence) = self.presence(seat) {
+            let clock = self.clocks.view(now);
+            self.emit(Event::Presence {
+                seat,
+                presence,
+                clock,
+            });
+        }
+        if playing {
+            self.advance();
+        }
+    }
+}
