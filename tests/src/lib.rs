@@ -35,9 +35,17 @@ impl TestServer {
 
     /// Starts a server after `adjust` changed the default configuration.
     pub async fn with(adjust: impl FnOnce(&mut Config)) -> TestServer {
+        TestServer::with_strategy(adjust, std::sync::Arc::new(fourkings_server::cpu::RandomMover)).await
+    }
+
+    /// Starts a server whose CPU seats play `strategy`.
+    pub async fn with_strategy(
+        adjust: impl FnOnce(&mut Config),
+        strategy: std::sync::Arc<dyn fourkings_server::cpu::Strategy>,
+    ) -> TestServer {
         let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
         adjust(&mut config);
-        let server = Server::start(config).await.expect("the server starts");
+        let server = Server::start_with(config, strategy).await.expect("the server starts");
         let base = format!("http://{}", server.addr());
         TestServer {
             server,
@@ -288,6 +296,16 @@ impl Client {
                 ..
             } => token,
             other => panic!("no seat token in {other:?}"),
+        }
+    }
+
+    /// The next event that `pick` accepts (others are skipped).
+    pub async fn event_where<T>(&mut self, mut pick: impl FnMut(u64, &Event) -> Option<T>) -> T {
+        loop {
+            let (v, event) = self.event().await;
+            if let Some(found) = pick(v, &event) {
+                return found;
+            }
         }
     }
 

@@ -18,6 +18,11 @@ pub(super) fn epoch_ms(at: Instant, now: Instant) -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// A duration in whole milliseconds, rounded to the nearest.
+fn round_ms(d: Duration) -> u64 {
+    ((d.as_micros() + 500) / 1000) as u64
+}
+
 /// Milliseconds since the Unix epoch now.
 pub(super) fn now_ms() -> u64 {
     SystemTime::now()
@@ -136,11 +141,11 @@ impl Clocks {
             if let (Some(seat), Some(elapsed)) = (self.current, running) {
                 left[team(seat)] = left[team(seat)].saturating_sub(elapsed);
             }
-            left.map(|d| d.as_millis() as u64)
+            left.map(round_ms)
         });
         Clock {
             turn_ends_at: ends.map(|e| epoch_ms(e, now)),
-            turn_remaining_ms: ends.map(|e| e.saturating_duration_since(now).as_millis() as u64),
+            turn_remaining_ms: ends.map(|e| round_ms(e.saturating_duration_since(now))),
             banks_ms,
             paused: self.paused,
         }

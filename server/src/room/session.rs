@@ -77,6 +77,8 @@ impl Room {
         let bank = (self.settings.team_clock > 0)
             .then(|| config.game_time(u64::from(self.settings.team_clock) * 60));
         self.clocks = Clocks::new(turn_limit, bank);
+        let to_move = game.to_move().map(|s| s.index() as SeatIndex);
+        self.clocks.follow(0, to_move, tokio::time::Instant::now());
         self.game = Some(game);
         self.cpu_thinking = false;
         if self.settings.switch_partners && self.session.is_none() {
