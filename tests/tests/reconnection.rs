@@ -1,0 +1,164 @@
+//! Issue 4, item 3: a dropped player keeps the seat for a grace period, then the CPU plays for
+//! them until they come back; Duo stops its clocks instead and then lets the other team claim the
+//! win; heartbeats find dead connections. Grace periods are short here (configured), not 60 s.
+
+use std::time::{Duration, Instant};
+
+use fourkings_protocol::{ClientMessage, ErrorCode, Event, Presence, ServerMessage, SettingsPatch};
+use fourkings_tests::{Client, Table, TestServer};
+
+async fn presence_of(client: &mut Client, seat: u8) -> Presence {
+    client
+        .event_where(|_, e| match e {
+            Event::Presence { seat: s, presence, .. } if *s == seat => Some(*presence),
+            _ => None,
+        })
+        .await
+}
+
+async fn reconnect(server: &TestServer, room: &str, token: &str) -> Client {
+    let (mut client, _) = server.connect(room).await;
+    let token = token.to_owned();
+    client.ok(|req| ClientMessage::Hello { req, seat_tokens: vec![token], host_token: None, since: None }).await;
+    client
+}
+
+#[tokio::test]
+async fn a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_only_presence() {
+    let server = TestServer::with(|c| c.grace_seconds = 5.0).await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let blue = table.players.remove(1);
+    blue.close().await;
+    assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::Away);
+    let mut blue = reconnect(&server, &table.room.id, &table.tokens[1]).await;
+    assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::Online);
+    // Red moves; Blue, back, receives its legal moves and plays.
+    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    let legal = blue.legal_moves().await;
+    assert_eq!(legal.seat, 1);
+    let token = table.tokens[1].clone();
+    let mv = legal.moves[0].clone();
+    blue.ok(|req| ClientMessage::Move { req, seat: 1, token, ply: 1, mv }).await;
+    let moved = table.players[0]
+        .event_where(|_, e| match e {
+            Event::Moved(m) if m.seat == 1 => Some(m.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(!moved.automatic);
+}
+
+#[tokio::test]
+async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_back() {
+    let server = TestServer::with(|c| c.grace_seconds = 0.2).await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let blue = table.players.remove(1);
+    blue.close().await;
+    let dropped = Instant::now();
+    assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::Away);
+    assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::CpuPlaying);
+    assert!(dropped.elapsed() >= Duration::from_millis(150), "not before the grace period ends");
+    // Red moves; the CPU answers for Blue.
+    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    let moved = table.players[0]
+        .event_where(|_, e| match e {
+            Event::Moved(m) if m.seat == 1 => Some(m.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(moved.automatic, "the CPU played for the absent player");
+    // Blue comes back mid-game and plays its own moves again.
+    let blue = reconnect(&server, &table.room.id, &table.tokens[1]).await;
+    table.players.insert(1, blue);
+    for (seat, ply) in [(2u8, 2u32), (3, 3), (0, 4)] {
+        let legal = table.players[usize::from(seat)].legal_moves().await;
+        assert_eq!((legal.seat, legal.ply), (seat, ply));
+        let answer = table.play(seat, ply, &legal.moves[0]).await;
+        assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    }
+    let legal = table.players[1].legal_moves().await;
+    assert_eq!((legal.seat, legal.ply), (1, 5));
+    assert!(matches!(table.play(1, 5, &legal.moves[0]).await, ServerMessage::Ack { .. }));
+    let moved = table.players[0]
+        .event_where(|_, e| match e {
+            Event::Moved(m) if m.ply == 6 => Some(m.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(!moved.automatic, "Blue played it");
+}
+
+#[tokio::test]
+async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim() {
+    let server = TestServer::with(|c| {
+        c.grace_seconds = 0.2;
+        c.time_unit_ms = 100;
+    })
+    .await;
+    let settings = SettingsPatch { preset: Some("duo".into()), team_clock: Some(5), ..SettingsPatch::default() };
+    let mut table = Table::seat_four(&server, &settings, true).await;
+    let tokens = table.tokens.clone();
+    // Too early: nobody is away.
+    table.players[1]
+        .fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin { req, seat: 1, token: tokens[1].clone() })
+        .await;
+    let w2 = table.players.remove(2);
+    w2.close().await;
+    let clock = table.players[1]
+        .event_where(|_, e| match e {
+            Event::Presence { seat: 2, presence: Presence::Away, clock } => Some(clock.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(clock.paused, "Duo stops its clocks while a player is away");
+    assert_eq!(presence_of(&mut table.players[1], 2).await, Presence::CpuPlaying);
+    table.players[1].ok(|req| ClientMessage::ClaimWin { req, seat: 1, token: tokens[1].clone() }).await;
+    let result = table.players[0]
+        .event_where(|_, e| match e {
+            Event::GameChanged { what, game, .. } if what == "win_claimed" => game.result.clone(),
+            _ => None,
+        })
+        .await;
+    assert_eq!((result.reason.as_str(), result.winners), ("abandonment", vec![1, 3]));
+}
+
+#[tokio::test]
+async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats() {
+    let server = TestServer::with(|c| {
+        c.heartbeat_seconds = 0.1;
+        c.grace_seconds = 10.0;
+    })
+    .await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    // Green's connection stays open but never reads again, so it never answers a ping: it is as
+    // good as dead.
+    let green = table.players.remove(3);
+    let started = Instant::now();
+    assert_eq!(presence_of(&mut table.players[0], 3).await, Presence::Away);
+    assert!(started.elapsed() < Duration::from_secs(2), "found within a few heartbeats: {:?}", started.elapsed());
+    drop(green);
+}
+
+#[tokio::test]
+async fn a_room_with_nobody_connected_closes_after_the_idle_time() {
+    let server = TestServer::with(|c| c.idle_room_seconds = 0.2).await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (client, _) = server.connect(&room.id).await;
+    client.close().await;
+    // A room with somebody connected stays.
+    let kept = server.create_room(&SettingsPatch::default()).await;
+    let (_watcher, _) = server.connect(&kept.id).await;
+    let path = format!("/api/rooms/{}", room.id);
+    assert_eq!(server.get(&path).await.status(), 200, "not closed at once");
+    let mut gone = false;
+    for _ in 0..50 {
+        // Polls the public state at a bounded pace: a room's closing sends no event to await.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if server.get(&path).await.status() == 404 {
+            gone = true;
+            break;
+        }
+    }
+    assert!(gone, "the idle room closed");
+    assert_eq!(server.get(&format!("/api/rooms/{}", kept.id)).await.status(), 200);
+}
