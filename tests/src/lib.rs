@@ -35,7 +35,11 @@ impl TestServer {
 
     /// Starts a server after `adjust` changed the default configuration.
     pub async fn with(adjust: impl FnOnce(&mut Config)) -> TestServer {
-        TestServer::with_strategy(adjust, std::sync::Arc::new(fourkings_server::cpu::RandomMover)).await
+        TestServer::with_strategy(
+            adjust,
+            std::sync::Arc::new(fourkings_server::cpu::RandomMover),
+        )
+        .await
     }
 
     /// Starts a server whose CPU seats play `strategy`.
@@ -45,7 +49,9 @@ impl TestServer {
     ) -> TestServer {
         let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
         adjust(&mut config);
-        let server = Server::start_with(config, strategy).await.expect("the server starts");
+        let server = Server::start_with(config, strategy)
+            .await
+            .expect("the server starts");
         let base = format!("http://{}", server.addr());
         TestServer {
             server,
@@ -168,10 +174,12 @@ impl Client {
         self.try_next().await.expect("a message from the server")
     }
 
-    /// The next server message, or why there is none.
+    /// The next server message, or why there is none (within [`WAIT`], however many heartbeat
+    /// pings arrive meanwhile).
     pub async fn try_next(&mut self) -> anyhow::Result<ServerMessage> {
+        let deadline = tokio::time::Instant::now() + WAIT;
         loop {
-            let frame = tokio::time::timeout(WAIT, self.socket.next())
+            let frame = tokio::time::timeout_at(deadline, self.socket.next())
                 .await
                 .context("no message within the wait")?
                 .ok_or_else(|| anyhow!("the connection ended"))??;

@@ -10,7 +10,9 @@ use fourkings_tests::{Client, Table, TestServer};
 async fn presence_of(client: &mut Client, seat: u8) -> Presence {
     client
         .event_where(|_, e| match e {
-            Event::Presence { seat: s, presence, .. } if *s == seat => Some(*presence),
+            Event::Presence {
+                seat: s, presence, ..
+            } if *s == seat => Some(*presence),
             _ => None,
         })
         .await
@@ -19,7 +21,14 @@ async fn presence_of(client: &mut Client, seat: u8) -> Presence {
 async fn reconnect(server: &TestServer, room: &str, token: &str) -> Client {
     let (mut client, _) = server.connect(room).await;
     let token = token.to_owned();
-    client.ok(|req| ClientMessage::Hello { req, seat_tokens: vec![token], host_token: None, since: None }).await;
+    client
+        .ok(|req| ClientMessage::Hello {
+            req,
+            seat_tokens: vec![token],
+            host_token: None,
+            since: None,
+        })
+        .await;
     client
 }
 
@@ -31,14 +40,27 @@ async fn a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_onl
     blue.close().await;
     assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::Away);
     let mut blue = reconnect(&server, &table.room.id, &table.tokens[1]).await;
-    assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::Online);
+    assert_eq!(
+        presence_of(&mut table.players[0], 1).await,
+        Presence::Online
+    );
     // Red moves; Blue, back, receives its legal moves and plays.
-    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    assert!(matches!(
+        table.play(0, 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
     let legal = blue.legal_moves().await;
     assert_eq!(legal.seat, 1);
     let token = table.tokens[1].clone();
     let mv = legal.moves[0].clone();
-    blue.ok(|req| ClientMessage::Move { req, seat: 1, token, ply: 1, mv }).await;
+    blue.ok(|req| ClientMessage::Move {
+        req,
+        seat: 1,
+        token,
+        ply: 1,
+        mv,
+    })
+    .await;
     let moved = table.players[0]
         .event_where(|_, e| match e {
             Event::Moved(m) if m.seat == 1 => Some(m.clone()),
@@ -56,10 +78,19 @@ async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_bac
     blue.close().await;
     let dropped = Instant::now();
     assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::Away);
-    assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::CpuPlaying);
-    assert!(dropped.elapsed() >= Duration::from_millis(150), "not before the grace period ends");
+    assert_eq!(
+        presence_of(&mut table.players[0], 1).await,
+        Presence::CpuPlaying
+    );
+    assert!(
+        dropped.elapsed() >= Duration::from_millis(150),
+        "not before the grace period ends"
+    );
     // Red moves; the CPU answers for Blue.
-    assert!(matches!(table.play(0, 0, "h2h4").await, ServerMessage::Ack { .. }));
+    assert!(matches!(
+        table.play(0, 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
     let moved = table.players[0]
         .event_where(|_, e| match e {
             Event::Moved(m) if m.seat == 1 => Some(m.clone()),
@@ -78,7 +109,10 @@ async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_bac
     }
     let legal = table.players[1].legal_moves().await;
     assert_eq!((legal.seat, legal.ply), (1, 5));
-    assert!(matches!(table.play(1, 5, &legal.moves[0]).await, ServerMessage::Ack { .. }));
+    assert!(matches!(
+        table.play(1, 5, &legal.moves[0]).await,
+        ServerMessage::Ack { .. }
+    ));
     let moved = table.players[0]
         .event_where(|_, e| match e {
             Event::Moved(m) if m.ply == 6 => Some(m.clone()),
@@ -95,31 +129,55 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
         c.time_unit_ms = 100;
     })
     .await;
-    let settings = SettingsPatch { preset: Some("duo".into()), team_clock: Some(5), ..SettingsPatch::default() };
+    let settings = SettingsPatch {
+        preset: Some("duo".into()),
+        team_clock: Some(5),
+        ..SettingsPatch::default()
+    };
     let mut table = Table::seat_four(&server, &settings, true).await;
     let tokens = table.tokens.clone();
     // Too early: nobody is away.
     table.players[1]
-        .fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin { req, seat: 1, token: tokens[1].clone() })
+        .fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin {
+            req,
+            seat: 1,
+            token: tokens[1].clone(),
+        })
         .await;
     let w2 = table.players.remove(2);
     w2.close().await;
     let clock = table.players[1]
         .event_where(|_, e| match e {
-            Event::Presence { seat: 2, presence: Presence::Away, clock } => Some(clock.clone()),
+            Event::Presence {
+                seat: 2,
+                presence: Presence::Away,
+                clock,
+            } => Some(clock.clone()),
             _ => None,
         })
         .await;
     assert!(clock.paused, "Duo stops its clocks while a player is away");
-    assert_eq!(presence_of(&mut table.players[1], 2).await, Presence::CpuPlaying);
-    table.players[1].ok(|req| ClientMessage::ClaimWin { req, seat: 1, token: tokens[1].clone() }).await;
+    assert_eq!(
+        presence_of(&mut table.players[1], 2).await,
+        Presence::CpuPlaying
+    );
+    table.players[1]
+        .ok(|req| ClientMessage::ClaimWin {
+            req,
+            seat: 1,
+            token: tokens[1].clone(),
+        })
+        .await;
     let result = table.players[0]
         .event_where(|_, e| match e {
             Event::GameChanged { what, game, .. } if what == "win_claimed" => game.result.clone(),
             _ => None,
         })
         .await;
-    assert_eq!((result.reason.as_str(), result.winners), ("abandonment", vec![1, 3]));
+    assert_eq!(
+        (result.reason.as_str(), result.winners),
+        ("abandonment", vec![1, 3])
+    );
 }
 
 #[tokio::test]
@@ -135,7 +193,11 @@ async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats() {
     let green = table.players.remove(3);
     let started = Instant::now();
     assert_eq!(presence_of(&mut table.players[0], 3).await, Presence::Away);
-    assert!(started.elapsed() < Duration::from_secs(2), "found within a few heartbeats: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "found within a few heartbeats: {:?}",
+        started.elapsed()
+    );
     drop(green);
 }
 
@@ -160,5 +222,11 @@ async fn a_room_with_nobody_connected_closes_after_the_idle_time() {
         }
     }
     assert!(gone, "the idle room closed");
-    assert_eq!(server.get(&format!("/api/rooms/{}", kept.id)).await.status(), 200);
+    assert_eq!(
+        server
+            .get(&format!("/api/rooms/{}", kept.id))
+            .await
+            .status(),
+        200
+    );
 }

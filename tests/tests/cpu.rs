@@ -1,0 +1,152 @@
+//! Issue 4, items 4 and 5: CPU seats through the `Strategy` interface, stale results dropped, rooms
+//! of CPUs playing to the end on their own, and walking kings moved by the server.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use fourkings_engine::Move;
+use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
+use fourkings_server::cpu::{CpuRequest, RandomMover, Strategy};
+use fourkings_tests::{Table, TestServer};
+
+#[tokio::test]
+async fn a_room_of_cpu_seats_plays_to_the_end_on_its_own() {
+    let server = TestServer::start().await;
+    for preset in ["teams", "ffa", "ffa-walking-kings", "duo"] {
+        let settings = SettingsPatch {
+            preset: Some(preset.into()),
+            move_limit: Some(400),
+            ..SettingsPatch::default()
+        };
+        let room = server.create_room(&settings).await;
+        let (mut host, _) = server.connect(&room.id).await;
+        let host_token = room.host_token.clone();
+        host.ok(|req| ClientMessage::Start { req, host_token })
+            .await;
+        let result = host
+            .event_where(|_, e| match e {
+                Event::Moved(m) => m.result.clone(),
+                Event::GameChanged { game, .. } => game.result.clone(),
+                _ => None,
+            })
+            .await;
+        assert!(!result.text.is_empty(), "{preset}: {result:?}");
+    }
+}
+
+/// A CPU that thinks slowly and counts its moves.
+struct Slow {
+    calls: AtomicUsize,
+}
+
+impl Strategy for Slow {
+    fn choose(&self, request: &CpuRequest) -> Move {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(300));
+        RandomMover.choose(request)
+    }
+}
+
+#[tokio::test]
+async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
+    let slow = Arc::new(Slow {
+        calls: AtomicUsize::new(0),
+    });
+    let server = TestServer::with_strategy(|c| c.grace_seconds = 0.05, slow.clone()).await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    // Red drops; after the grace period the (slow) CPU starts thinking for Red.
+    let red = table.players.remove(0);
+    red.close().await;
+    table.players[0]
+        .event_where(|_, e| {
+            matches!(
+                e,
+                Event::Presence {
+                    seat: 0,
+                    presence: fourkings_protocol::Presence::CpuPlaying,
+                    ..
+                }
+            )
+            .then_some(())
+        })
+        .await;
+    // Red comes back at once and moves before the CPU has answered.
+    let (mut red, _) = server.connect(&table.room.id).await;
+    let token = table.tokens[0].clone();
+    red.ok(|req| ClientMessage::Hello {
+        req,
+        seat_tokens: vec![token.clone()],
+        host_token: None,
+        since: None,
+    })
+    .await;
+    let answer = red
+        .request(|req| ClientMessage::Move {
+            req,
+            seat: 0,
+            token,
+            ply: 0,
+            mv: "h2h4".into(),
+        })
+        .await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    // The CPU's move arrives for a position that is gone: it is dropped, never played.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        slow.calls.load(Ordering::SeqCst),
+        1,
+        "the CPU did think for Red"
+    );
+    let (_, snapshot) = server.connect(&table.room.id).await;
+    assert_eq!(
+        snapshot.game.unwrap().moves,
+        vec!["h2-h4".to_owned()],
+        "its stale move was dropped"
+    );
+}
+
+#[tokio::test]
+async fn walking_kings_are_moved_by_the_server_on_their_turns() {
+    let server = TestServer::start().await;
+    let settings = SettingsPatch {
+        preset: Some("ffa-walking-kings".into()),
+        ..SettingsPatch::default()
+    };
+    let mut table = Table::seat_four(&server, &settings, true).await;
+    // Blue opens b7 for its king, then resigns: its king walks on by itself.
+    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")]
+        .into_iter()
+        .enumerate()
+    {
+        assert!(matches!(
+            table.play(seat, ply as u32, mv).await,
+            ServerMessage::Ack { .. }
+        ));
+    }
+    let token = table.tokens[1].clone();
+    table.players[1]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: 1,
+            token,
+        })
+        .await;
+    assert!(matches!(
+        table.play(0, 4, "h4h5").await,
+        ServerMessage::Ack { .. }
+    ));
+    let walk = table.players[2]
+        .event_where(|_, e| match e {
+            Event::Moved(m) if m.seat == 1 => Some(m.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(walk.automatic);
+    assert!(
+        walk.text.starts_with('K') && walk.text.ends_with('R'),
+        "{}",
+        walk.text
+    );
+    assert_eq!(walk.to_move, Some(2));
+}
