@@ -105,17 +105,22 @@ pub(crate) async fn run(socket: WebSocket, room: RoomHandle, config: Arc<Config>
         conn,
         outbox: outbox.clone(),
     };
+    let mut writer_done = false;
     if room.send(connected).await {
         // Whichever side ends first ends the connection: the client closing (the reader), or the
         // server closing it (the writer sent the close frame; no need to wait for the reply).
         tokio::select! {
             () = read_loop(stream, &room, conn, &outbox, &config) => {}
-            _ = &mut writer => {}
+            _ = &mut writer => writer_done = true,
         }
         room.send(Command::Disconnect { conn }).await;
     }
     drop(outbox);
-    let _ = writer.await;
+    // A finished task's handle must not be awaited again: tokio panics ("polled after
+    // completion").
+    if !writer_done {
+        let _ = writer.await;
+    }
 }
 
 async fn read_loop(

@@ -1,6 +1,8 @@
 //! Helpers for the end-to-end tests: a real server on 127.0.0.1 port 0, HTTP calls, and a small
 //! WebSocket client that speaks the protocol.
 
+pub mod model;
+
 use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
