@@ -99,7 +99,7 @@ pub(crate) async fn run(socket: WebSocket, room: RoomHandle, config: Arc<Config>
         tx,
         overflow: CancellationToken::new(),
     };
-    let (sink, stream) = socket.split();
+    let (sink, mut stream) = socket.split();
     let mut writer = tokio::spawn(write_loop(sink, rx, outbox.overflow.clone()));
     let connected = Command::Connect {
         conn,
@@ -110,10 +110,23 @@ pub(crate) async fn run(socket: WebSocket, room: RoomHandle, config: Arc<Config>
         // Whichever side ends first ends the connection: the client closing (the reader), or the
         // server closing it (the writer sent the close frame; no need to wait for the reply).
         tokio::select! {
-            () = read_loop(stream, &room, conn, &outbox, &config) => {}
+            () = read_loop(&mut stream, &room, conn, &outbox, &config) => {}
             _ = &mut writer => writer_done = true,
         }
         room.send(Command::Disconnect { conn }).await;
+    }
+    if writer_done {
+        // The server closed the connection. Read (and drop) what the client still sends for a
+        // moment: closing a socket with unread input resets it, and the client might lose the
+        // close frame, with its code, on the way.
+        let linger = tokio::time::sleep(std::time::Duration::from_secs(1));
+        tokio::pin!(linger);
+        loop {
+            tokio::select! {
+                frame = stream.next() => if frame.is_none() { break },
+                () = &mut linger => break,
+            }
+        }
     }
     drop(outbox);
     // A finished task's handle must not be awaited again: tokio panics ("polled after
@@ -124,7 +137,7 @@ pub(crate) async fn run(socket: WebSocket, room: RoomHandle, config: Arc<Config>
 }
 
 async fn read_loop(
-    mut stream: futures_util::stream::SplitStream<WebSocket>,
+    stream: &mut futures_util::stream::SplitStream<WebSocket>,
     room: &RoomHandle,
     conn: ConnId,
     outbox: &Outbox,

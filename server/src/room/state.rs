@@ -286,14 +286,19 @@ impl Room {
             },
         };
         self.send_to(conn, &answer);
+        // A snapshot or a replay already covers this request's own events: the flush below must
+        // not send them to this connection a second time.
+        let mut covered = None;
         if let Ok(ack) = result {
             if ack.snapshot {
                 self.send_snapshot(conn);
+                covered = Some(conn);
             } else if let Some(since) = ack.replay_since {
                 self.replay(conn, since);
+                covered = Some(conn);
             }
         }
-        self.flush();
+        self.flush_except(covered);
     }
 
     fn dispatch(&mut self, conn: ConnId, msg: ClientMessage) -> Result<Ack, Reject> {
@@ -612,6 +617,11 @@ impl Room {
 
     /// Sends the events recorded since the last flush, then the legal moves of the seat to move.
     pub(super) fn flush(&mut self) {
+        self.flush_except(None);
+    }
+
+    /// Like [`Room::flush`], skipping the events (not the legal moves) for `except`.
+    fn flush_except(&mut self, except: Option<ConnId>) {
         if self.pending.is_empty() {
             return;
         }
@@ -619,7 +629,7 @@ impl Room {
         let first = pending[0];
         let mut dropped = Vec::new();
         for logged in self.history.iter().filter(|l| l.v >= first) {
-            for (&id, conn) in &self.conns {
+            for (&id, conn) in self.conns.iter().filter(|(id, _)| Some(**id) != except) {
                 if !conn
                     .outbox
                     .send(Self::frame_for(logged, conn.seats).clone())
