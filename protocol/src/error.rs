@@ -89,7 +89,9 @@ error_codes! {
     CannotClaim = "cannot_claim",
     /// The turn limit ran out: the CPU is playing this move for the player.
     TimeUp = "time_up",
-    /// An empty chat message, one over the length limit, or a channel this writer may not use.
+    /// An empty chat message, one over the length limit, or a channel that is not this writer's
+    /// (players write in room and team chat, spectators in theirs). A channel the rules switch
+    /// off (team chat in free-for-all or under silent partners) is `not_allowed`.
     BadChat = "bad_chat",
     /// More chat messages than the per-minute limit.
     ChatLimited = "chat_limited",

@@ -151,6 +151,10 @@ pub enum Event {
         seats: Vec<SeatView>,
         /// The new game.
         game: GameView,
+        /// In a switch-partners session, where each seat's player sits now: the token that held
+        /// seat `s` holds seat `seat_moves[s]`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat_moves: Option<[SeatIndex; 4]>,
     },
     /// The switch-partners session's standings changed (a game ended).
     Session(SessionView),

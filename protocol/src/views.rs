@@ -27,9 +27,11 @@ pub enum Presence {
     Online,
     /// Dropped, within the grace period: the seat waits for them.
     Away,
-    /// Gone past the grace period: the CPU plays for them until they come back (in Duo, the other
-    /// team may claim the win instead).
+    /// Gone past the grace period, during a game: the CPU plays for them until they come back.
     CpuPlaying,
+    /// Gone past the grace period where no CPU plays for them: before or after a game, and in Duo
+    /// (where the other team may claim the win). They may still come back.
+    Gone,
 }
 
 /// One seat as everyone sees it.

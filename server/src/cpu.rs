@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fourkings_engine::{Move, MoveList, Position, RuleSet};
+use fourkings_protocol::CpuLevel;
 use rand::{Rng, SeedableRng};
 use tokio::sync::Semaphore;
 
@@ -20,6 +21,8 @@ pub struct CpuRequest {
     pub moves: MoveList,
     /// How long it may think.
     pub budget: Duration,
+    /// How strong it should play.
+    pub level: CpuLevel,
     /// Seeds any randomness, so a game can be replayed.
     pub seed: u64,
 }

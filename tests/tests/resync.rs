@@ -101,9 +101,18 @@ async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed()
     assert_eq!(moves, 3);
     let last = *versions.last().unwrap();
     assert!(last >= missed_to);
-    assert_eq!(versions, ((v + 1)..=last).collect::<Vec<_>>(), "each exactly once, in order");
+    assert_eq!(
+        versions,
+        ((v + 1)..=last).collect::<Vec<_>>(),
+        "each exactly once, in order"
+    );
     // Nothing else follows: no event twice.
-    assert!(green.quiet_for(std::time::Duration::from_millis(150)).await.is_none());
+    assert!(
+        green
+            .quiet_for(std::time::Duration::from_millis(150))
+            .await
+            .is_none()
+    );
 }
 
 #[tokio::test]

@@ -95,6 +95,14 @@ impl Clocks {
         self.expired = false;
     }
 
+    /// The game is over: nothing runs any more.
+    pub(super) fn stop(&mut self, now: Instant) {
+        self.charge(now);
+        self.current = None;
+        self.since = None;
+        self.paused = false;
+    }
+
     /// Stops the clocks (Duo: a player is away).
     pub(super) fn pause(&mut self, now: Instant) {
         if !self.paused {

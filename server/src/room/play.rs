@@ -312,6 +312,7 @@ impl Room {
                 return;
             };
             if game.is_over() {
+                self.clocks.stop(Instant::now());
                 self.count_session_game();
                 return;
             }
@@ -330,10 +331,19 @@ impl Room {
         }
     }
 
+    /// The level the CPU plays at for `seat`: a CPU seat's own, else the room's.
+    fn cpu_level(&self, seat: Option<Seat>) -> fourkings_protocol::CpuLevel {
+        match seat.map(|s| &self.seats[s.index()]) {
+            Some(SeatSlot::Cpu { level }) => *level,
+            _ => self.settings.cpu_level,
+        }
+    }
+
     fn ask_cpu(&mut self) {
         let Some(game) = self.game.as_ref() else {
             return;
         };
+        let seat = game.to_move();
         let Some(inbox) = self.inbox.upgrade() else {
             return;
         };
@@ -344,6 +354,7 @@ impl Room {
             rules: *game.rules(),
             moves: game.legal_moves(),
             budget: Duration::from_millis(500),
+            level: self.cpu_level(seat),
             seed: game.seed() ^ u64::from(ply),
         };
         if request.moves.is_empty() {

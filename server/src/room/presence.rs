@@ -55,6 +55,8 @@ impl Room {
         if !matches!(self.seats[usize::from(seat)], SeatSlot::Human { .. }) {
             return None;
         }
+        let cpu_may_play =
+            self.game.as_ref().is_some_and(|g| !g.is_over()) && self.format() != Format::Duo;
         Some(match self.absence[usize::from(seat)] {
             None => Presence::Online,
             Some(Absence {
@@ -62,7 +64,10 @@ impl Room {
             }) => Presence::Away,
             Some(Absence {
                 grace_over: true, ..
-            }) => Presence::CpuPlaying,
+            }) if cpu_may_play => Presence::CpuPlaying,
+            Some(Absence {
+                grace_over: true, ..
+            }) => Presence::Gone,
         })
     }
 

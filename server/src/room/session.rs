@@ -6,7 +6,7 @@ use fourkings_protocol::{ErrorCode, Event, SeatIndex, SessionPoints, SessionView
 
 use super::clock::Clocks;
 use super::rules;
-use super::state::{Ack, Reject, Room, SeatSlot, reject};
+use super::state::{Ack, Audience, Reject, Room, SeatSlot, reject};
 
 /// A switch-partners session.
 #[derive(Clone, Debug)]
@@ -78,7 +78,14 @@ impl Room {
             .then(|| config.game_time(u64::from(self.settings.team_clock) * 60));
         self.clocks = Clocks::new(turn_limit, bank);
         let to_move = game.to_move().map(|s| s.index() as SeatIndex);
-        self.clocks.follow(0, to_move, tokio::time::Instant::now());
+        let now = tokio::time::Instant::now();
+        self.clocks.follow(0, to_move, now);
+        // Duo's clocks wait while a player is away, from the first move on.
+        if game.rules().format == fourkings_engine::Format::Duo
+            && self.absence.iter().any(Option::is_some)
+        {
+            self.clocks.pause(now);
+        }
         self.game = Some(game);
         self.cpu_thinking = false;
         if self.settings.switch_partners && self.session.is_none() {
@@ -124,6 +131,7 @@ impl Room {
         if self.settings.rotate_first_seat {
             self.first_seat = (self.first_seat + 1) & 3;
         }
+        let mut seat_moves = None;
         if let Some(session) = &mut self.session {
             if session.finished() {
                 // A new session, counting persons by where they sit now.
@@ -135,12 +143,17 @@ impl Room {
                 let moves = reseat(session.seat_of, next);
                 session.seat_of = next;
                 self.apply_reseat(moves);
+                seat_moves = Some(moves);
             }
         }
         self.begin_game()?;
         let seats = self.seat_views();
         let game = self.game_view().expect("a game just began");
-        self.emit(Event::Rematch { seats, game });
+        self.emit(Event::Rematch {
+            seats,
+            game,
+            seat_moves,
+        });
         if let Some(session) = &self.session {
             let view = session.view(self);
             self.emit(Event::Session(view));
@@ -157,6 +170,9 @@ impl Room {
         }
         self.permute_seat_proofs(to);
         self.host_seat = self.host_seat.map(|h| to[usize::from(h)]);
+        // Team chat belonged to the old partners: the new ones must not read it.
+        self.chat
+            .retain(|(audience, _)| !matches!(audience, Audience::Seats(_)));
     }
 }
 

@@ -620,7 +620,7 @@ impl Room {
         self.flush_except(None);
     }
 
-    /// Like [`Room::flush`], skipping the events (not the legal moves) for `except`.
+    /// Like [`Room::flush`], skipping `except` (its snapshot or replay already covered all this).
     fn flush_except(&mut self, except: Option<ConnId>) {
         if self.pending.is_empty() {
             return;
@@ -639,7 +639,12 @@ impl Room {
             }
         }
         self.drop_conns(dropped);
-        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        let ids: Vec<ConnId> = self
+            .conns
+            .keys()
+            .copied()
+            .filter(|&id| Some(id) != except)
+            .collect();
         for id in ids {
             self.send_legal_moves_to(id);
         }
