@@ -159,7 +159,8 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
     assert!(clock.paused, "Duo stops its clocks while a player is away");
     assert_eq!(
         presence_of(&mut table.players[1], 2).await,
-        Presence::CpuPlaying
+        Presence::Gone,
+        "no CPU plays in Duo"
     );
     table.players[1]
         .ok(|req| ClientMessage::ClaimWin {
