@@ -91,7 +91,12 @@ proptest! {
         };
         prop_assert_eq!(&back, &setup);
         let promoted = pos.pieces().any(|(_, p)| p.promoted);
-        if rules.format != fourkings_engine::Format::Duo || !promoted {
+        // A Teams game that ended with a king captured leaves an army in play without a king: a
+        // finished game, not a position to play on.
+        let kingless = fourkings_engine::Army::ALL
+            .into_iter()
+            .any(|a| pos.status(a) == fourkings_engine::ArmyStatus::Playing && pos.king(a).is_none());
+        if !kingless && (rules.format != fourkings_engine::Format::Duo || !promoted) {
             prop_assert_eq!(&Position::from_setup(&back, &rules).unwrap(), pos);
         }
     }
