@@ -36,6 +36,9 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/rooms/{id}", get(room_info))
         .route("/ws/{id}", get(websocket))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/", get(crate::web::index))
+        .route("/r/{id}", get(crate::web::index))
+        .route("/assets/{*path}", get(crate::web::asset))
         .with_state(state)
 }
 

@@ -12,6 +12,7 @@
 //! | `cpu` | the `Strategy` interface of CPU players and the blocking pool they think on |
 //! | `ids` | room ids and secret tokens |
 //! | `client` | `fourkings client`: a command-line client that speaks only the protocol |
+//! | `web` | the browser client's files, embedded in the binary |
 //!
 //! Data flows one way: a connection parses a frame into a `ClientMessage` and sends it to its
 //! room's inbox; the room validates it against its state and the engine, answers with an ack or an
@@ -26,6 +27,7 @@ pub mod cpu;
 mod directory;
 mod ids;
 mod room;
+mod web;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

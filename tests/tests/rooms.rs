@@ -94,11 +94,14 @@ async fn a_rooms_public_state_is_readable_and_unknown_ids_get_404() {
 async fn there_is_no_public_list_of_rooms() {
     let server = TestServer::start().await;
     let room = server.create_room(&SettingsPatch::default()).await;
-    for path in ["/api/rooms", "/api/rooms/", "/api", "/"] {
+    for path in ["/api/rooms", "/api/rooms/", "/api"] {
         let response = server.get(path).await;
         assert_ne!(response.status(), 200, "{path}");
         assert!(!response.text().await.unwrap().contains(&room.id), "{path}");
     }
+    // The home page is the web client, which knows no rooms.
+    let home = server.get("/").await.text().await.unwrap();
+    assert!(!home.contains(&room.id));
 }
 
 #[tokio::test]

@@ -1,0 +1,2 @@
+// The client's entry point (being built).
+document.getElementById("app").textContent = "Four Kings";
