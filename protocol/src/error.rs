@@ -39,6 +39,8 @@ error_codes! {
     RateLimited = "rate_limited",
     /// No room has this id.
     RoomNotFound = "room_not_found",
+    /// No archived game has this id.
+    GameNotFound = "game_not_found",
     /// The server holds as many rooms as it is configured to.
     TooManyRooms = "too_many_rooms",
     /// The seat index is not 0–3.

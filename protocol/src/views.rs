@@ -168,6 +168,8 @@ pub struct GameResult {
 /// The whole game as a client draws it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameView {
+    /// The game's id; once it is over, `GET /api/games/<id>.pgn4` (`.pgn` in Duo) downloads it.
+    pub id: String,
     /// `cross` (160 squares) or `classic` (8×8, Duo).
     pub board: String,
     /// Every piece by square: army letter and role letter (`rK`, `gP`; Duo: `wK`, `bP`).

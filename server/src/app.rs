@@ -19,6 +19,7 @@ use crate::connection;
 use crate::directory::Directory;
 use crate::ids::is_room_id;
 use crate::room::{Command, rules};
+use crate::storage::writer::StorageHandle;
 
 /// What every handler shares.
 #[derive(Clone)]
@@ -27,6 +28,8 @@ pub(crate) struct AppState {
     pub(crate) config: Arc<Config>,
     /// Connection tasks, so that a shutdown can wait for them.
     pub(crate) connections: TaskTracker,
+    /// The archive of finished games.
+    pub(crate) storage: StorageHandle,
 }
 
 /// The router.
@@ -35,6 +38,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/rooms", post(create_room))
         .route("/api/rooms/{id}", get(room_info))
         .route("/ws/{id}", get(websocket))
+        .route("/api/games/{file}", get(archived_game))
         .route("/healthz", get(|| async { "ok" }))
         .route("/", get(crate::web::index))
         .route("/r/{id}", get(crate::web::index))
@@ -141,6 +145,37 @@ async fn websocket(
         .read_buffer_size(4096)
         .write_buffer_size(4096)
         .on_upgrade(move |socket| tracker.track_future(connection::run(socket, room, config)))
+}
+
+/// `GET /api/games/<id>.pgn4` (`.pgn` for Duo): a finished game from the archive.
+async fn archived_game(State(state): State<AppState>, Path(file): Path<String>) -> Response {
+    let missing = || error(StatusCode::NOT_FOUND, ErrorCode::GameNotFound, "no such game");
+    let Some((id, extension)) = file.rsplit_once('.') else { return missing() };
+    let (room, number) = id.rsplit_once('-').unwrap_or(("", ""));
+    if !is_room_id(room) || number.parse::<u32>().is_err() {
+        return missing();
+    }
+    let game = match state.storage.game(id).await {
+        Ok(Some(game)) => game,
+        Ok(None) => return missing(),
+        Err(e) => {
+            tracing::error!(error = %e, "reading the archive");
+            return error(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, "the archive cannot be read");
+        }
+    };
+    let expected = if game.board == "classic" { "pgn" } else { "pgn4" };
+    if extension != expected {
+        return missing();
+    }
+    let disposition = format!("attachment; filename=\"fourkings-{id}.{expected}\"");
+    (
+        [
+            (header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8".to_owned()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        game.text,
+    )
+        .into_response()
 }
 
 /// Whether a WebSocket upgrade's Origin may connect: no Origin (not a browser), an origin in the

@@ -72,10 +72,25 @@ pub struct Config {
     /// Chat messages a room keeps for the snapshots of those who join later.
     #[arg(long, env = "FOURKINGS_CHAT_HISTORY", default_value_t = 100)]
     pub chat_history: usize,
+    /// The SQLite file that keeps every room and the archive of finished games (created if
+    /// missing).
+    #[arg(long, env = "FOURKINGS_DATABASE", default_value = "fourkings.db")]
+    pub database: std::path::PathBuf,
+    /// Keep everything in memory instead: nothing survives a restart.
+    #[arg(long, env = "FOURKINGS_IN_MEMORY")]
+    pub in_memory: bool,
+    /// How commits reach the disk: `full` survives a power cut, `normal` only a crash of the
+    /// server (faster).
+    #[arg(long, env = "FOURKINGS_STORAGE_SYNC", default_value = "full", value_parser = ["full", "normal"])]
+    pub storage_sync: String,
+    /// Seconds a finished game's room waits for a rematch before it leaves memory (its game stays
+    /// in the archive).
+    #[arg(long, env = "FOURKINGS_FINISHED_ROOM_SECONDS", default_value_t = 1800.0)]
+    pub finished_room_seconds: f64,
 }
 
 impl Config {
-    /// The defaults, listening on `addr`.
+    /// The defaults, listening on `addr`, with storage in memory (for tests and embedding).
     pub fn with_addr(addr: SocketAddr) -> Config {
         Config {
             addr,
@@ -96,7 +111,16 @@ impl Config {
             max_chat_chars: 500,
             chat_per_minute: 20,
             chat_history: 100,
+            database: "fourkings.db".into(),
+            in_memory: true,
+            storage_sync: "full".to_owned(),
+            finished_room_seconds: 1800.0,
         }
+    }
+
+    /// How long a finished game's room stays.
+    pub fn finished_room(&self) -> Duration {
+        Duration::from_secs_f64(self.finished_room_seconds.max(0.0))
     }
 
     /// How long a shutdown may take.

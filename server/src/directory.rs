@@ -41,6 +41,11 @@ impl Directory {
         Ok((id, host_token))
     }
 
+    /// Adds a room rebuilt from storage.
+    pub(crate) fn insert(&self, id: String, handle: RoomHandle) {
+        self.rooms.write().unwrap_or_else(|e| e.into_inner()).insert(id, handle);
+    }
+
     /// Forgets a room that has ended.
     pub(crate) fn remove(&self, id: &str) {
         self.rooms

@@ -13,6 +13,7 @@
 //! | `ids` | room ids and secret tokens |
 //! | `client` | `fourkings client`: a command-line client that speaks only the protocol |
 //! | `web` | the browser client's files, embedded in the binary |
+//! | `storage` | the durable log of every room and the archive of finished games (SQLite or memory) |
 //!
 //! Data flows one way: a connection parses a frame into a `ClientMessage` and sends it to its
 //! room's inbox; the room validates it against its state and the engine, answers with an ack or an
@@ -27,6 +28,7 @@ pub mod cpu;
 mod directory;
 mod ids;
 mod room;
+pub mod storage;
 mod web;
 
 use std::net::SocketAddr;
@@ -42,6 +44,29 @@ use crate::app::AppState;
 use crate::cpu::{CpuPool, RandomMover, Strategy};
 use crate::directory::Directory;
 use crate::room::RoomContext;
+use crate::storage::memory::MemoryStorage;
+use crate::storage::sqlite::{SqliteStorage, Sync};
+use crate::storage::writer::StorageHandle;
+use crate::storage::{Storage, StorageError};
+
+/// Why a server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Storage could not be opened or read (the message names the file and the problem).
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// A stored room could not be rebuilt.
+    #[error("cannot rebuild a stored room: {0}")]
+    Restore(String),
+}
 
 /// A running server.
 pub struct Server {
@@ -50,36 +75,63 @@ pub struct Server {
     task: JoinHandle<std::io::Result<()>>,
     connections: TaskTracker,
     config: Arc<Config>,
+    storage: StorageHandle,
 }
 
 impl Server {
-    /// Binds `config.addr` (port 0 picks a free port) and starts serving, with the random mover
-    /// for CPU seats.
-    pub async fn start(config: Config) -> std::io::Result<Server> {
+    /// Opens storage (the SQLite file, or memory), brings back every stored room, binds
+    /// `config.addr` (port 0 picks a free port) and starts serving, with the random mover for CPU
+    /// seats.
+    pub async fn start(config: Config) -> Result<Server, StartError> {
         Server::start_with(config, Arc::new(RandomMover)).await
     }
 
     /// Like [`Server::start`], with `strategy` for CPU seats.
-    pub async fn start_with(
-        config: Config,
-        strategy: Arc<dyn Strategy>,
-    ) -> std::io::Result<Server> {
-        let listener = TcpListener::bind(config.addr).await?;
-        let addr = listener.local_addr()?;
+    pub async fn start_with(config: Config, strategy: Arc<dyn Strategy>) -> Result<Server, StartError> {
+        let mut store: Box<dyn Storage> = if config.in_memory {
+            Box::new(MemoryStorage::new())
+        } else {
+            let sync = if config.storage_sync == "normal" { Sync::Normal } else { Sync::Full };
+            let path = config.database.clone();
+            Box::new(tokio::task::spawn_blocking(move || SqliteStorage::open(&path, sync)).await.map_err(|e| {
+                StorageError::Database(e.to_string())
+            })??)
+        };
+        let loaded = store.load(config.event_history)?;
+        let listener =
+            TcpListener::bind(config.addr).await.map_err(|source| StartError::Listen { addr: config.addr, source })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Listen { addr: config.addr, source })?;
+        let storage = StorageHandle::start(store);
         let config = Arc::new(config);
         let shutdown = CancellationToken::new();
-        let threads = config
-            .cpu_threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        let threads = config.cpu_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
         let (closed, mut closed_rooms) = tokio::sync::mpsc::unbounded_channel();
         let context = RoomContext {
             config: config.clone(),
             cpu: CpuPool::new(threads, strategy),
             shutdown: shutdown.clone(),
             closed,
+            storage: storage.clone(),
         };
-        let directory = Arc::new(Directory::new(context));
-        // Rooms that end (idle for too long) leave the directory.
+        let directory = Arc::new(Directory::new(context.clone()));
+        // Every stored room comes back where it stood; time stood still while the server was down.
+        let stopped_at = loaded
+            .rooms
+            .iter()
+            .flat_map(|r| r.records.iter().map(|(at, _)| *at))
+            .chain(loaded.alive_at)
+            .max()
+            .unwrap_or(0);
+        let restored = loaded.rooms.len();
+        for log in loaded.rooms {
+            let id = log.id.clone();
+            let handle = room::restore(log, context.clone(), stopped_at).map_err(StartError::Restore)?;
+            directory.insert(id, handle);
+        }
+        if restored > 0 {
+            tracing::info!(rooms = restored, "rooms restored from storage");
+        }
+        // Rooms that end (idle for too long, or finished and not rematched) leave the directory.
         let reaper = directory.clone();
         tokio::spawn(async move {
             while let Some(id) = closed_rooms.recv().await {
@@ -87,26 +139,14 @@ impl Server {
             }
         });
         let connections = TaskTracker::new();
-        let state = AppState {
-            directory,
-            config: config.clone(),
-            connections: connections.clone(),
-        };
+        let state = AppState { directory, config: config.clone(), connections: connections.clone(), storage: storage.clone() };
         let app = app::router(state);
         let stop = shutdown.clone();
         let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move { stop.cancelled().await })
-                .await
+            axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await }).await
         });
         tracing::info!(%addr, "listening");
-        Ok(Server {
-            addr,
-            shutdown,
-            task,
-            connections,
-            config,
-        })
+        Ok(Server { addr, shutdown, task, connections, config, storage })
     }
 
     /// The address the server listens on.
@@ -129,5 +169,7 @@ impl Server {
         {
             tracing::warn!("shutdown timed out; closing what is left");
         }
+        // Whatever the rooms handed to the writer is committed before the process ends.
+        self.storage.stop().await;
     }
 }

@@ -428,6 +428,7 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     /// Runs the binary with `args` and `env`, and waits for its `listening on` line.
+    /// Storage is in memory unless `env` names a database (`FOURKINGS_DATABASE`).
     pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
         use std::io::BufRead;
         let mut command = std::process::Command::new(fourkings_binary());
@@ -435,6 +436,9 @@ impl ServerProcess {
             .args(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null());
+        if !env.iter().any(|(key, _)| *key == "FOURKINGS_DATABASE") {
+            command.env("FOURKINGS_IN_MEMORY", "true");
+        }
         for (key, value) in env {
             command.env(key, value);
         }

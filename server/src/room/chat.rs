@@ -8,6 +8,7 @@ use fourkings_protocol::{ChatChannel, ChatLine, ErrorCode, Event, SeatIndex};
 use tokio::time::Instant;
 
 use super::clock::now_ms;
+use super::record::Record;
 use super::state::{Ack, Audience, Reject, Room, SeatSlot, reject};
 use crate::connection::ConnId;
 
@@ -71,7 +72,7 @@ impl Room {
             at: now_ms(),
         };
         let audience = Self::chat_audience(channel, seat);
-        self.remember_chat(audience, line.clone());
+        self.commit(Record::Chat { audience: audience.into(), line: line.clone() })?;
         match audience {
             Audience::Everyone => self.emit(Event::Chat(line)),
             private => self.emit_with_private(Event::Hidden, Some((private, Event::Chat(line)))),

@@ -1,11 +1,14 @@
 //! A room: one task that owns all of a room's state and takes commands from its inbox. Nothing
 //! else touches the state, so a room needs no locks; connections and timers only send commands.
 
+mod apply;
+mod archive;
 mod chat;
 mod clock;
 mod lobby;
 mod play;
 mod presence;
+mod record;
 pub(crate) mod rules;
 mod session;
 mod state;
@@ -21,6 +24,8 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::connection::{ConnId, Outbox};
 use crate::cpu::CpuPool;
+use crate::storage::RoomLog;
+use crate::storage::writer::StorageHandle;
 pub(crate) use state::Room;
 
 /// What a room's inbox takes.
@@ -81,14 +86,28 @@ pub(crate) struct RoomContext {
     pub(crate) shutdown: CancellationToken,
     /// Where a room that ends sends its id, so the directory forgets it.
     pub(crate) closed: mpsc::UnboundedSender<String>,
+    /// The writer that makes every record durable.
+    pub(crate) storage: StorageHandle,
 }
 
-/// Starts a room's task and returns its handle and host token.
+/// Starts a new room's task and returns its handle and host token. The room's creation is stored
+/// before anything else the writer commits after it.
 pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (RoomHandle, String) {
     let (tx, rx) = mpsc::channel(1024);
     let handle = RoomHandle { tx: tx.clone() };
-    let room = Room::new(id, settings, context, &tx);
+    let mut room = Room::new(id, settings, context, &tx);
+    room.persist();
     let host_token = room.host_token().to_owned();
     tokio::spawn(room.run(rx));
     (handle, host_token)
+}
+
+/// Rebuilds a room from storage and starts its task.
+pub(crate) fn restore(log: RoomLog, context: RoomContext, stopped_at: u64) -> Result<RoomHandle, String> {
+    let (tx, rx) = mpsc::channel(1024);
+    let handle = RoomHandle { tx: tx.clone() };
+    let mut room = Room::restore(log, context, &tx, stopped_at)?;
+    room.resume();
+    tokio::spawn(room.run(rx));
+    Ok(handle)
 }

@@ -4,12 +4,14 @@
 
 use std::time::Duration;
 
-use fourkings_engine::game::{DrawOfferState, GameError, ResignOutcome};
+use fourkings_engine::game::GameError;
 use fourkings_engine::{Format, Game, Move, Seat, Square};
 use fourkings_protocol::{ErrorCode, Event, SeatIndex};
 use tokio::time::Instant;
 
+use super::record::{GameAction, Record};
 use super::state::{Ack, Reject, Room, SeatSlot, reject};
+use crate::storage::Write;
 use super::{Command, views};
 use crate::connection::ConnId;
 use crate::cpu::CpuRequest;
@@ -17,7 +19,7 @@ use crate::cpu::CpuRequest;
 /// The engine's refusal as a protocol error.
 // Taken by value so that it reads `map_err(refused)`.
 #[allow(clippy::needless_pass_by_value)]
-fn refused(error: GameError) -> Reject {
+pub(super) fn refused(error: GameError) -> Reject {
     let message = error.to_string();
     let code = match error {
         GameError::GameOver => ErrorCode::GameOver,
@@ -47,60 +49,30 @@ impl Room {
         }
     }
 
-    fn game_mut(&mut self) -> &mut Game {
-        self.game.as_mut().expect("checked by seat_in_game")
-    }
-
-    /// Times the turn the game is at now (a new one starts when the ply or the seat changed).
-    fn follow_turn(&mut self) {
-        let Some(game) = &self.game else { return };
-        let to_move = game.to_move().map(|s| s.index() as SeatIndex);
-        let ply = game.ply_count();
-        self.clocks.follow(ply, to_move, Instant::now());
-    }
-
     /// Announces a change to the game that was not a move.
     fn game_changed(&mut self, what: &str, seat: SeatIndex) {
-        self.follow_turn();
         let game = self.game_view().expect("a game is running");
-        self.emit(Event::GameChanged {
-            what: what.to_owned(),
-            seat,
-            game,
-        });
+        self.emit(Event::GameChanged { what: what.to_owned(), seat, game });
     }
 
-    pub(super) fn play_move(
-        &mut self,
-        conn: ConnId,
-        seat: SeatIndex,
-        token: &str,
-        ply: u32,
-        text: &str,
-    ) -> Result<Ack, Reject> {
+    pub(super) fn play_move(&mut self, conn: ConnId, seat: SeatIndex, token: &str, ply: u32, text: &str) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
-        let expired = self.clocks.expired;
-        let game = self.game_mut();
+        let game = self.game.as_ref().expect("checked by seat_in_game");
         if ply != game.ply_count() {
             return reject(
                 ErrorCode::StalePly,
-                format!(
-                    "the move is for ply {ply} but {} plies have been played",
-                    game.ply_count()
-                ),
+                format!("the move is for ply {ply} but {} plies have been played", game.ply_count()),
             );
         }
         if game.to_move() != Some(who) {
             return reject(ErrorCode::NotYourTurn, "it is not this seat's turn");
         }
-        if expired {
-            return reject(
-                ErrorCode::TimeUp,
-                "the turn limit ran out: the CPU is playing this move",
-            );
+        if self.clocks.expired {
+            return reject(ErrorCode::TimeUp, "the turn limit ran out: the CPU is playing this move");
         }
+        // Checked before it is recorded, so that only legal moves reach the log.
         let mv = parse_coordinate(game, text)?;
-        game.play(who, mv).map_err(refused)?;
+        self.commit_game(GameAction::Move { seat, mv: views::coordinate(mv), automatic: false })?;
         self.announce_last_move(false);
         self.advance();
         Ok(Ack::default())
@@ -108,129 +80,83 @@ impl Room {
 
     /// Emits the diff of the last ply.
     fn announce_last_move(&mut self, automatic: bool) {
-        self.follow_turn();
-        let clock = self.clocks.view(Instant::now());
+        let clock = self.clocks.view(self.now());
         let game = self.game.as_ref().expect("a game is running");
         let ply = game.plies().last().expect("a move was just played");
         let event = views::moved_event(game, ply, automatic, clock);
         self.emit(Event::Moved(event));
     }
 
-    pub(super) fn resign(
-        &mut self,
-        conn: ConnId,
-        seat: SeatIndex,
-        token: &str,
-    ) -> Result<Ack, Reject> {
+    pub(super) fn resign(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
-        let outcome = self.game_mut().resign(who).map_err(refused)?;
+        self.commit_game(GameAction::Resign { seat })?;
         let partner = who.partner();
-        let what = match outcome {
-            ResignOutcome::Resigned => "resigned",
+        let asked = self.game.as_ref().and_then(Game::resignation_request) == Some(who);
+        let what = if !asked {
+            "resigned"
+        } else if matches!(self.seats[partner.index()], SeatSlot::Cpu { .. }) {
             // A CPU partner agrees at once: it stands in for a person who would be asked. The
-            // request was just made by the partner's partner, so the answer cannot be refused.
-            ResignOutcome::PartnerAsked
-                if matches!(self.seats[partner.index()], SeatSlot::Cpu { .. }) =>
-            {
-                let _ = self.game_mut().answer_resignation(partner, true);
-                "resigned"
-            }
-            ResignOutcome::PartnerAsked => "resignation_requested",
+            // request was just made, so the answer cannot be refused.
+            let partner = partner.index() as SeatIndex;
+            let _ = self.commit_game(GameAction::AnswerResignation { seat: partner, accept: true });
+            "resigned"
+        } else {
+            "resignation_requested"
         };
         self.game_changed(what, seat);
         self.advance();
         Ok(Ack::default())
     }
 
-    pub(super) fn answer_resignation(
-        &mut self,
-        conn: ConnId,
-        seat: SeatIndex,
-        token: &str,
-        accept: bool,
-    ) -> Result<Ack, Reject> {
-        let who = self.seat_in_game(conn, seat, token)?;
+    pub(super) fn answer_resignation(&mut self, conn: ConnId, seat: SeatIndex, token: &str, accept: bool) -> Result<Ack, Reject> {
+        self.seat_in_game(conn, seat, token)?;
         let requester = self.game.as_ref().and_then(Game::resignation_request);
-        self.game_mut()
-            .answer_resignation(who, accept)
-            .map_err(refused)?;
+        self.commit_game(GameAction::AnswerResignation { seat, accept })?;
         let requester = requester.map_or(seat, |s| s.index() as SeatIndex);
-        self.game_changed(
-            if accept {
-                "resigned"
-            } else {
-                "resignation_declined"
-            },
-            requester,
-        );
+        self.game_changed(if accept { "resigned" } else { "resignation_declined" }, requester);
         self.advance();
         Ok(Ack::default())
     }
 
-    pub(super) fn offer_draw(
-        &mut self,
-        conn: ConnId,
-        seat: SeatIndex,
-        token: &str,
-    ) -> Result<Ack, Reject> {
-        let who = self.seat_in_game(conn, seat, token)?;
-        let state = self.game_mut().offer_draw(who).map_err(refused)?;
-        self.after_draw_answer(seat, state);
+    pub(super) fn offer_draw(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
+        self.seat_in_game(conn, seat, token)?;
+        self.commit_game(GameAction::OfferDraw { seat })?;
+        self.after_draw_answer(seat);
         Ok(Ack::default())
     }
 
-    pub(super) fn answer_draw(
-        &mut self,
-        conn: ConnId,
-        seat: SeatIndex,
-        token: &str,
-        accept: bool,
-    ) -> Result<Ack, Reject> {
-        let who = self.seat_in_game(conn, seat, token)?;
+    pub(super) fn answer_draw(&mut self, conn: ConnId, seat: SeatIndex, token: &str, accept: bool) -> Result<Ack, Reject> {
+        self.seat_in_game(conn, seat, token)?;
         if !accept {
-            self.game_mut().decline_draw(who).map_err(refused)?;
+            self.commit_game(GameAction::DeclineDraw { seat })?;
             self.game_changed("draw_declined", seat);
             return Ok(Ack::default());
         }
-        let state = self.game_mut().accept_draw(who).map_err(refused)?;
-        self.after_draw_answer(seat, state);
+        self.commit_game(GameAction::AcceptDraw { seat })?;
+        self.after_draw_answer(seat);
         Ok(Ack::default())
     }
 
     /// After a seat agreed to a draw: CPU seats still in the game agree too (they stand in for
     /// people who would be asked); the draw is announced as offered or agreed.
-    fn after_draw_answer(&mut self, seat: SeatIndex, mut state: DrawOfferState) {
-        if state == DrawOfferState::Open {
-            let cpus: Vec<u8> = (0..4u8)
-                .filter(|&s| matches!(self.seats[usize::from(s)], SeatSlot::Cpu { .. }))
-                .collect();
-            for cpu in cpus {
-                let cpu_seat = Seat::ALL[usize::from(cpu)];
-                if self.game.as_ref().is_some_and(|g| g.is_in_game(cpu_seat)) {
-                    // The offer is open and the seat is in the game: agreeing cannot fail.
-                    if let Ok(next) = self.game_mut().accept_draw(cpu_seat) {
-                        state = next;
-                    }
-                }
+    fn after_draw_answer(&mut self, seat: SeatIndex) {
+        let cpus: Vec<u8> = (0..4u8).filter(|&s| matches!(self.seats[usize::from(s)], SeatSlot::Cpu { .. })).collect();
+        for cpu in cpus {
+            let open = self.game.as_ref().is_some_and(|g| !g.is_over() && g.draw_offer().is_some());
+            let in_game = self.game.as_ref().is_some_and(|g| g.is_in_game(Seat::ALL[usize::from(cpu)]));
+            if open && in_game {
+                // The offer is open and the seat is in the game: agreeing cannot fail.
+                let _ = self.commit_game(GameAction::AcceptDraw { seat: cpu });
             }
         }
-        let what = if state == DrawOfferState::Agreed {
-            "draw_agreed"
-        } else {
-            "draw_offered"
-        };
-        self.game_changed(what, seat);
+        let agreed = self.game.as_ref().is_some_and(Game::is_over);
+        self.game_changed(if agreed { "draw_agreed" } else { "draw_offered" }, seat);
         self.advance();
     }
 
-    pub(super) fn take_back(
-        &mut self,
-        conn: ConnId,
-        seat: SeatIndex,
-        token: &str,
-    ) -> Result<Ack, Reject> {
-        let who = self.seat_in_game(conn, seat, token)?;
-        self.game_mut().take_back(who).map_err(refused)?;
+    pub(super) fn take_back(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
+        self.seat_in_game(conn, seat, token)?;
+        self.commit_game(GameAction::TakeBack { seat })?;
         // A CPU's result for the ply just undone is stale now; a new one will be asked for.
         self.game_changed("taken_back", seat);
         self.advance();
@@ -239,27 +165,16 @@ impl Room {
 
     /// Claims the win: in free-for-all, the leader's claim; in Duo, against a player who left and
     /// did not come back within the grace period.
-    pub(super) fn claim_win(
-        &mut self,
-        conn: ConnId,
-        seat: SeatIndex,
-        token: &str,
-    ) -> Result<Ack, Reject> {
+    pub(super) fn claim_win(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
         if self.format() == Format::Duo {
-            let gone = (0..4u8)
-                .find(|&s| Seat::ALL[usize::from(s)].team() != who.team() && self.grace_over(s));
+            let gone = (0..4u8).find(|&s| Seat::ALL[usize::from(s)].team() != who.team() && self.grace_over(s));
             let Some(gone) = gone else {
-                return reject(
-                    ErrorCode::CannotClaim,
-                    "no opponent has been away past the grace period",
-                );
+                return reject(ErrorCode::CannotClaim, "no opponent has been away past the grace period");
             };
-            self.game_mut()
-                .abandon(Seat::ALL[usize::from(gone)])
-                .map_err(refused)?;
+            self.commit_game(GameAction::Abandon { seat: gone })?;
         } else {
-            self.game_mut().claim_win(who).map_err(refused)?;
+            self.commit_game(GameAction::ClaimWin { seat })?;
         }
         self.game_changed("win_claimed", seat);
         self.advance();
@@ -274,13 +189,13 @@ impl Room {
             return;
         }
         let Some(seat) = game.to_move() else { return };
+        let seat = seat.index() as SeatIndex;
         if self.clocks.bank_empty(now) {
-            if self.game_mut().time_out(seat).is_ok() {
-                self.game_changed("timed_out", seat.index() as SeatIndex);
+            if self.commit_game(GameAction::TimeOut { seat }).is_ok() {
+                self.game_changed("timed_out", seat);
                 self.advance();
             }
-        } else if self.clocks.turn_deadline().is_some_and(|d| d <= now) {
-            self.clocks.expired = true;
+        } else if self.clocks.turn_deadline().is_some_and(|d| d <= now) && self.commit(Record::TurnExpired).is_ok() {
             self.advance();
         }
     }
@@ -290,34 +205,26 @@ impl Room {
         match self.seats[usize::from(seat)] {
             SeatSlot::Cpu { .. } => true,
             SeatSlot::Human { .. } => {
-                let to_move = self
-                    .game
-                    .as_ref()
-                    .and_then(Game::to_move)
-                    .map(|s| s.index() as SeatIndex);
+                let to_move = self.game.as_ref().and_then(Game::to_move).map(|s| s.index() as SeatIndex);
                 // Duo has no CPU for players who left: the clocks stop and a claim decides.
-                (self.grace_over(seat) && self.format() != Format::Duo)
-                    || (self.clocks.expired && to_move == Some(seat))
+                (self.grace_over(seat) && self.format() != Format::Duo) || (self.clocks.expired && to_move == Some(seat))
             }
             SeatSlot::Empty => false,
         }
     }
 
     /// Plays the moves nobody chooses (walking kings), asks the CPU for the moves it chooses, and
-    /// settles a finished game.
+    /// settles a finished game (the archive; the room leaves memory if no rematch comes).
     pub(super) fn advance(&mut self) {
         loop {
-            self.follow_turn();
-            let Some(game) = self.game.as_mut() else {
-                return;
-            };
+            let Some(game) = self.game.as_ref() else { return };
             if game.is_over() {
-                self.clocks.stop(Instant::now());
-                self.count_session_game();
+                self.game_over();
                 return;
             }
             if game.walking_king_to_move() {
-                if game.walk_king().is_err() {
+                let Some(mv) = game.walking_king_move() else { return };
+                if self.commit_game(GameAction::Walk { mv: views::coordinate(mv) }).is_err() {
                     return;
                 }
                 self.announce_last_move(true);
@@ -331,6 +238,21 @@ impl Room {
         }
     }
 
+    /// A game just ended: count it in the session, archive it, and start the time after which a
+    /// room nobody rematches leaves memory.
+    fn game_over(&mut self) {
+        self.count_session_game();
+        if !self.archived {
+            self.archived = true;
+            if let Some(game) = self.archive() {
+                self.writes.push(Write::Archive(game));
+            }
+        }
+        if self.finished_since.is_none() {
+            self.finished_since = Some(self.now());
+        }
+    }
+
     /// The level the CPU plays at for `seat`: a CPU seat's own, else the room's.
     fn cpu_level(&self, seat: Option<Seat>) -> fourkings_protocol::CpuLevel {
         match seat.map(|s| &self.seats[s.index()]) {
@@ -340,13 +262,9 @@ impl Room {
     }
 
     fn ask_cpu(&mut self) {
-        let Some(game) = self.game.as_ref() else {
-            return;
-        };
+        let Some(game) = self.game.as_ref() else { return };
         let seat = game.to_move();
-        let Some(inbox) = self.inbox.upgrade() else {
-            return;
-        };
+        let Some(inbox) = self.inbox.upgrade() else { return };
         let ply = game.ply_count();
         let hash = game.position().hash();
         let request = CpuRequest {
@@ -373,14 +291,12 @@ impl Room {
     /// chooses this seat's move (the player may have come back); else drop it.
     pub(super) fn cpu_moved(&mut self, ply: u32, hash: u64, mv: Move) {
         self.cpu_thinking = false;
-        let Some(game) = self.game.as_ref() else {
-            return;
-        };
+        let Some(game) = self.game.as_ref() else { return };
         let current = !game.is_over() && game.ply_count() == ply && game.position().hash() == hash;
-        let seat = game.to_move();
-        if let (true, Some(seat)) = (current, seat) {
+        if let (true, Some(seat)) = (current, game.to_move()) {
             let index = seat.index() as SeatIndex;
-            if self.cpu_drives(index) && self.game_mut().play(seat, mv).is_ok() {
+            let action = GameAction::Move { seat: index, mv: views::coordinate(mv), automatic: self.is_human(index) };
+            if self.cpu_drives(index) && self.commit_game(action).is_ok() {
                 let for_player = self.is_human(index);
                 self.announce_last_move(for_player);
             }
@@ -390,7 +306,7 @@ impl Room {
 }
 
 /// The legal move `text` names in coordinate form (`h2h4`, `h10h11q`).
-fn parse_coordinate(game: &Game, text: &str) -> Result<Move, Reject> {
+pub(super) fn parse_coordinate(game: &Game, text: &str) -> Result<Move, Reject> {
     if !is_coordinate(&text.to_ascii_lowercase()) {
         return reject(
             ErrorCode::BadMove,

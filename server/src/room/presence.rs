@@ -3,9 +3,10 @@
 //! the win).
 
 use fourkings_engine::Format;
-use fourkings_protocol::{Event, Presence, SeatIndex};
+use fourkings_protocol::{Presence, SeatIndex};
 use tokio::time::Instant;
 
+use super::record::StoredAbsence;
 use super::state::{Room, SeatSlot};
 use crate::connection::ConnId;
 
@@ -24,28 +25,22 @@ impl Room {
         if let Some(c) = self.conns.get_mut(&conn) {
             c.seats |= 1 << seat;
         }
-        if self.absence[usize::from(seat)].take().is_some() {
-            self.after_presence_change(seat);
+        if self.absence[usize::from(seat)].is_some() {
+            self.set_absence(seat, StoredAbsence::Present);
         }
     }
 
     /// A connection closed: every seat nobody else holds now is away.
     pub(super) fn conn_gone(&mut self, conn: ConnId) {
-        let Some(gone) = self.conns.remove(&conn) else {
-            return;
-        };
+        let Some(gone) = self.conns.remove(&conn) else { return };
         if self.conns.is_empty() {
             self.empty_since = Some(Instant::now());
         }
-        let deadline = Instant::now() + self.context.config.grace();
+        let deadline = self.wall_now() + self.context.config.grace().as_millis() as u64;
         for seat in 0..4u8 {
             let still_held = self.conns.values().any(|c| c.seats >> seat & 1 != 0);
             if gone.seats >> seat & 1 != 0 && !still_held && self.is_human(seat) {
-                self.absence[usize::from(seat)] = Some(Absence {
-                    deadline,
-                    grace_over: false,
-                });
-                self.after_presence_change(seat);
+                self.set_absence(seat, StoredAbsence::Away { deadline });
             }
         }
     }
@@ -55,19 +50,12 @@ impl Room {
         if !matches!(self.seats[usize::from(seat)], SeatSlot::Human { .. }) {
             return None;
         }
-        let cpu_may_play =
-            self.game.as_ref().is_some_and(|g| !g.is_over()) && self.format() != Format::Duo;
+        let cpu_may_play = self.game.as_ref().is_some_and(|g| !g.is_over()) && self.format() != Format::Duo;
         Some(match self.absence[usize::from(seat)] {
             None => Presence::Online,
-            Some(Absence {
-                grace_over: false, ..
-            }) => Presence::Away,
-            Some(Absence {
-                grace_over: true, ..
-            }) if cpu_may_play => Presence::CpuPlaying,
-            Some(Absence {
-                grace_over: true, ..
-            }) => Presence::Gone,
+            Some(Absence { grace_over: false, .. }) => Presence::Away,
+            Some(Absence { grace_over: true, .. }) if cpu_may_play => Presence::CpuPlaying,
+            Some(Absence { grace_over: true, .. }) => Presence::Gone,
         })
     }
 
@@ -79,39 +67,10 @@ impl Room {
     /// Ends the grace periods that are due.
     pub(super) fn grace_timers(&mut self, now: Instant) {
         for seat in 0..4u8 {
-            let due =
-                self.absence[usize::from(seat)].is_some_and(|a| !a.grace_over && a.deadline <= now);
+            let due = self.absence[usize::from(seat)].is_some_and(|a| !a.grace_over && a.deadline <= now);
             if due {
-                if let Some(absence) = &mut self.absence[usize::from(seat)] {
-                    absence.grace_over = true;
-                }
-                self.after_presence_change(seat);
+                self.set_absence(seat, StoredAbsence::GraceOver);
             }
-        }
-    }
-
-    /// Announces a seat's presence; stops or starts Duo's clocks; lets the CPU take a turn that
-    /// waits for an absent player.
-    fn after_presence_change(&mut self, seat: SeatIndex) {
-        let now = Instant::now();
-        let playing = self.game.as_ref().is_some_and(|g| !g.is_over());
-        if playing && self.format() == Format::Duo {
-            if self.absence.iter().any(Option::is_some) {
-                self.clocks.pause(now);
-            } else {
-                self.clocks.resume(now);
-            }
-        }
-        if let Some(presence) = self.presence(seat) {
-            let clock = self.clocks.view(now);
-            self.emit(Event::Presence {
-                seat,
-                presence,
-                clock,
-            });
-        }
-        if playing {
-            self.advance();
         }
     }
 }

@@ -4,12 +4,13 @@
 use fourkings_engine::{Game, Outcome, Seat};
 use fourkings_protocol::{ErrorCode, Event, SeatIndex, SessionPoints, SessionView};
 
-use super::clock::Clocks;
-use super::rules;
-use super::state::{Ack, Audience, Reject, Room, SeatSlot, reject};
+use serde::{Deserialize, Serialize};
+
+use super::record::Record;
+use super::state::{Ack, Reject, Room, SeatSlot, reject};
 
 /// A switch-partners session.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Session {
     /// The game being played or just finished, 1–3.
     game: u8,
@@ -26,7 +27,7 @@ pub(crate) struct Session {
 const PAIRINGS: [[SeatIndex; 4]; 3] = [[0, 1, 2, 3], [0, 2, 1, 3], [0, 1, 3, 2]];
 
 impl Session {
-    fn new() -> Session {
+    pub(super) fn new() -> Session {
         Session {
             game: 1,
             seat_of: PAIRINGS[0],
@@ -65,43 +66,10 @@ impl Session {
 }
 
 impl Room {
-    /// Starts a new game with the current seats (the room's first game, or a rematch).
-    pub(super) fn begin_game(&mut self) -> Result<(), Reject> {
-        let rules = rules::rule_set(&self.settings).map_err(|e| (ErrorCode::InvalidSettings, e))?;
-        let first = Seat::ALL[usize::from(self.first_seat)];
-        let game = Game::starting_at(rules, first, rand::random())
-            .map_err(|e| (ErrorCode::InvalidSettings, e.to_string()))?;
-        let config = &self.context.config;
-        let turn_limit = (self.settings.turn_limit > 0)
-            .then(|| config.game_time(u64::from(self.settings.turn_limit)));
-        let bank = (self.settings.team_clock > 0)
-            .then(|| config.game_time(u64::from(self.settings.team_clock) * 60));
-        self.clocks = Clocks::new(turn_limit, bank);
-        let to_move = game.to_move().map(|s| s.index() as SeatIndex);
-        let now = tokio::time::Instant::now();
-        self.clocks.follow(0, to_move, now);
-        // Duo's clocks wait while a player is away, from the first move on.
-        if game.rules().format == fourkings_engine::Format::Duo
-            && self.absence.iter().any(Option::is_some)
-        {
-            self.clocks.pause(now);
-        }
-        self.game = Some(game);
-        self.cpu_thinking = false;
-        if self.settings.switch_partners && self.session.is_none() {
-            self.session = Some(Session::new());
-        }
-        Ok(())
-    }
-
     /// Counts a finished game in the switch-partners session, once.
     pub(super) fn count_session_game(&mut self) {
-        let Some(outcome) = self.game.as_ref().and_then(|g| g.outcome().cloned()) else {
-            return;
-        };
-        let Some(session) = &mut self.session else {
-            return;
-        };
+        let Some(outcome) = self.game.as_ref().and_then(|g| g.outcome().cloned()) else { return };
+        let Some(mut session) = self.session.clone() else { return };
         if session.counted {
             return;
         }
@@ -114,12 +82,10 @@ impl Room {
                 _ => 0,
             };
         }
-        let view = self
-            .session
-            .as_ref()
-            .map(|s| s.view(self))
-            .expect("a session is running");
-        self.emit(Event::Session(view));
+        let view = session.view(self);
+        if self.commit(Record::Session { session: Some(session) }).is_ok() {
+            self.emit(Event::Session(view));
+        }
     }
 
     /// Host: a new game after a result.
@@ -128,51 +94,35 @@ impl Room {
         if !self.game.as_ref().is_some_and(Game::is_over) {
             return reject(ErrorCode::NotFinished, "a rematch starts after a result");
         }
-        if self.settings.rotate_first_seat {
-            self.first_seat = (self.first_seat + 1) & 3;
-        }
+        let first_seat = if self.settings.rotate_first_seat { (self.first_seat + 1) & 3 } else { self.first_seat };
         let mut seat_moves = None;
-        if let Some(session) = &mut self.session {
+        if let Some(mut session) = self.session.clone() {
             if session.finished() {
                 // A new session, counting persons by where they sit now.
-                *session = Session::new();
+                session = Session::new();
             } else {
                 session.game += 1;
                 session.counted = false;
                 let next = PAIRINGS[usize::from(session.game - 1)];
                 let moves = reseat(session.seat_of, next);
                 session.seat_of = next;
-                self.apply_reseat(moves);
+                self.commit(Record::Permute { to: moves })?;
+                self.permute_seat_proofs(moves);
                 seat_moves = Some(moves);
             }
+            self.commit(Record::Session { session: Some(session) })?;
         }
-        self.begin_game()?;
+        self.commit(Record::GameStarted { seed: rand::random(), first_seat })?;
+        self.finished_since = None;
         let seats = self.seat_views();
         let game = self.game_view().expect("a game just began");
-        self.emit(Event::Rematch {
-            seats,
-            game,
-            seat_moves,
-        });
+        self.emit(Event::Rematch { seats, game, seat_moves });
         if let Some(session) = &self.session {
             let view = session.view(self);
             self.emit(Event::Session(view));
         }
         self.advance();
         Ok(Ack::default())
-    }
-
-    /// Moves everyone so that the occupant of seat `s` sits in seat `to[s]`.
-    fn apply_reseat(&mut self, to: [SeatIndex; 4]) {
-        let old = self.seats.clone();
-        for (from, slot) in old.into_iter().enumerate() {
-            self.seats[usize::from(to[from])] = slot;
-        }
-        self.permute_seat_proofs(to);
-        self.host_seat = self.host_seat.map(|h| to[usize::from(h)]);
-        // Team chat belonged to the old partners: the new ones must not read it.
-        self.chat
-            .retain(|(audience, _)| !matches!(audience, Audience::Seats(_)));
     }
 }
 

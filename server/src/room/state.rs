@@ -13,10 +13,12 @@ use tokio::time::Instant;
 
 use super::clock::Clocks;
 use super::presence::Absence;
+use super::record::{self, Record, StoredAbsence};
 use super::session::Session;
 use super::{Command, RoomContext, rules, views};
 use crate::connection::{ConnId, Outbox};
 use crate::ids::{new_token, token_matches};
+use crate::storage::{RoomLog, StoredEvent, Write};
 
 /// Who sits in a seat.
 #[derive(Clone, Debug)]
@@ -128,6 +130,40 @@ pub(crate) struct Room {
     pub(super) empty_since: Option<Instant>,
     /// Set when the room should end.
     pub(super) closing: bool,
+    /// Storage writes made since the last hand-over to the writer.
+    pub(super) writes: Vec<Write>,
+    /// Events up to this version are durable: what depends on later ones is held back.
+    durable: u64,
+    /// What waits for durability: the version it needs, the connection, the message.
+    held: VecDeque<(u64, ConnId, Delivery)>,
+    /// The writer reports durable versions here.
+    committed: mpsc::UnboundedReceiver<u64>,
+    committed_tx: mpsc::UnboundedSender<u64>,
+    /// Set while records are applied on restore: nothing is stored, emitted or sent.
+    pub(super) replaying: bool,
+    /// How stored moments map to this run's clock, after a restore.
+    pub(super) replay: Option<Replay>,
+    /// Games begun in this room (the archive numbers them).
+    pub(super) games_played: u32,
+    /// Whether the current game, if over, is in the archive.
+    pub(super) archived: bool,
+    /// Since when a finished game has waited for a rematch.
+    pub(super) finished_since: Option<Instant>,
+}
+
+/// A message to a connection.
+enum Delivery {
+    Frame(Utf8Bytes),
+}
+
+/// The time base of a restored room.
+pub(crate) struct Replay {
+    /// This run's moment of `stopped_at`.
+    pub(super) base: Instant,
+    /// When the previous run stopped (ms since the epoch): time stood still from then to `base`.
+    pub(super) stopped_at: u64,
+    /// The moment of the record being applied (ms since the epoch).
+    pub(super) at: u64,
 }
 
 impl Room {
@@ -137,7 +173,8 @@ impl Room {
         context: RoomContext,
         inbox: &mpsc::Sender<Command>,
     ) -> Room {
-        Room {
+        let (committed_tx, committed) = mpsc::unbounded_channel();
+        let mut room = Room {
             id,
             context,
             inbox: inbox.downgrade(),
@@ -163,7 +200,77 @@ impl Room {
             cpu_thinking: false,
             empty_since: Some(Instant::now()),
             closing: false,
+            writes: Vec::new(),
+            durable: 0,
+            held: VecDeque::new(),
+            committed,
+            committed_tx,
+            replaying: false,
+            replay: None,
+            games_played: 0,
+            archived: false,
+            finished_since: None,
+        };
+        let at = crate::storage::writer::now_ms();
+        room.writes.push(Write::CreateRoom { room: room.id.clone(), at });
+        let created = Record::Created { settings: room.settings.clone(), host_token: room.host_token.clone() };
+        let _ = room.commit(created);
+        room
+    }
+
+    /// Rebuilds a room from what storage kept: its records applied in order, its recent events
+    /// for resync. `stopped_at` is when the previous run was last alive (ms since the epoch).
+    pub(super) fn restore(
+        log: RoomLog,
+        context: RoomContext,
+        inbox: &mpsc::Sender<Command>,
+        stopped_at: u64,
+    ) -> Result<Room, String> {
+        let defaults = rules::defaults(fourkings_engine::Preset::Teams);
+        let mut room = Room::new(log.id.clone(), defaults, context, inbox);
+        room.writes.clear();
+        room.replaying = true;
+        room.replay = Some(Replay { base: Instant::now(), stopped_at, at: stopped_at });
+        for (at, body) in &log.records {
+            let record: Record =
+                serde_json::from_str(body).map_err(|e| format!("room {}: record {body:?}: {e}", log.id))?;
+            if let Some(replay) = &mut room.replay {
+                replay.at = *at;
+            }
+            room.apply(&record).map_err(|(code, message)| {
+                format!("room {}: {record:?}: {} ({message})", log.id, code.as_str())
+            })?;
         }
+        for event in &log.events {
+            let private = match &event.private {
+                Some((audience, body)) => {
+                    let audience = record::parse_audience(audience)
+                        .ok_or_else(|| format!("room {}: audience {audience:?}", log.id))?;
+                    Some((audience, Utf8Bytes::from(body.clone())))
+                }
+                None => None,
+            };
+            room.history.push_back(Logged { v: event.v, public: Utf8Bytes::from(event.public.clone()), private });
+        }
+        room.version = log.events.last().map_or(0, |e| e.v);
+        room.durable = room.version;
+        room.archived = room.game.as_ref().is_some_and(Game::is_over);
+        room.replaying = false;
+        Ok(room)
+    }
+
+    /// After a restore: nobody is connected yet, so everyone is away (a player who already was
+    /// keeps what was left of their grace period), and the game goes on where it stood.
+    pub(super) fn resume(&mut self) {
+        let grace = self.context.config.grace().as_millis() as u64;
+        let deadline = crate::storage::writer::now_ms() + grace;
+        for seat in 0..4u8 {
+            if self.is_human(seat) && self.absence[usize::from(seat)].is_none() {
+                self.set_absence(seat, StoredAbsence::Away { deadline });
+            }
+        }
+        self.advance();
+        self.persist();
     }
 
     pub(super) fn host_token(&self) -> &str {
@@ -181,6 +288,7 @@ impl Room {
                     Some(command) => self.handle(command),
                     None => break,
                 },
+                Some(upto) = self.committed.recv() => self.made_durable(upto),
                 () = sleep_until(wake), if wake.is_some() => {
                     self.on_timer(Instant::now());
                     self.flush();
@@ -192,11 +300,15 @@ impl Room {
                     break;
                 }
             }
+            self.persist();
             if self.closing {
-                tracing::info!(room = %self.id, "closing an idle room");
+                tracing::info!(room = %self.id, "closing the room");
                 for conn in self.conns.values() {
                     conn.outbox.close(1001, "the room has closed");
                 }
+                let at = crate::storage::writer::now_ms();
+                let close = Write::CloseRoom { room: self.id.clone(), at };
+                self.context.storage.write(vec![close], None);
                 break;
             }
         }
@@ -218,10 +330,8 @@ impl Room {
                 .filter(|a| !a.grace_over)
                 .map(|a| a.deadline),
         );
-        deadlines.extend(
-            self.empty_since
-                .map(|since| since + self.context.config.idle_room()),
-        );
+        deadlines.extend(self.empty_since.map(|since| since + self.context.config.idle_room()));
+        deadlines.extend(self.finished_since.map(|since| since + self.context.config.finished_room()));
         deadlines.into_iter().min()
     }
 
@@ -229,10 +339,10 @@ impl Room {
     fn on_timer(&mut self, now: Instant) {
         self.grace_timers(now);
         self.clock_timers(now);
-        if self
-            .empty_since
-            .is_some_and(|since| now >= since + self.context.config.idle_room())
-        {
+        if self.empty_since.is_some_and(|since| now >= since + self.context.config.idle_room()) {
+            self.closing = true;
+        }
+        if self.finished_since.is_some_and(|since| now >= since + self.context.config.finished_room()) {
             self.closing = true;
         }
     }
@@ -519,11 +629,8 @@ impl Room {
     /// The game as clients see it, with the clocks.
     pub(super) fn game_view(&self) -> Option<fourkings_protocol::GameView> {
         let game = self.game.as_ref()?;
-        Some(views::game_view(
-            game,
-            self.clocks.view(Instant::now()),
-            self.first_seat,
-        ))
+        let clock = self.clocks.view(self.now());
+        Some(views::game_view(game, self.game_id(), clock, self.first_seat))
     }
 
     fn snapshot_for(&self, conn: ConnId) -> Snapshot {
@@ -608,6 +715,14 @@ impl Room {
         let public = encode(&ServerMessage::Event { v, event });
         let private =
             private.map(|(audience, event)| (audience, encode(&ServerMessage::Event { v, event })));
+        self.writes.push(Write::Event {
+            room: self.id.clone(),
+            event: StoredEvent {
+                v,
+                public: public.as_str().to_owned(),
+                private: private.as_ref().map(|(a, p)| (record::audience_text(*a), p.as_str().to_owned())),
+            },
+        });
         self.history.push_back(Logged { v, public, private });
         while self.history.len() > self.context.config.event_history {
             self.history.pop_front();
@@ -627,18 +742,15 @@ impl Room {
         }
         let pending = std::mem::take(&mut self.pending);
         let first = pending[0];
-        let mut dropped = Vec::new();
+        let mut frames = Vec::new();
         for logged in self.history.iter().filter(|l| l.v >= first) {
             for (&id, conn) in self.conns.iter().filter(|(id, _)| Some(**id) != except) {
-                if !conn
-                    .outbox
-                    .send(Self::frame_for(logged, conn.seats).clone())
-                {
-                    dropped.push(id);
-                }
+                frames.push((id, Self::frame_for(logged, conn.seats).clone()));
             }
         }
-        self.drop_conns(dropped);
+        for (id, frame) in frames {
+            self.send_frame(id, frame);
+        }
         let ids: Vec<ConnId> = self
             .conns
             .keys()
@@ -671,11 +783,42 @@ impl Room {
         self.send_frame(conn, encode(message));
     }
 
+    /// Sends `frame` to `conn` now, or once every event it may reflect is durable.
     fn send_frame(&mut self, conn: ConnId, frame: Utf8Bytes) {
-        let ok = self.conns.get(&conn).is_none_or(|c| c.outbox.send(frame));
+        if self.durable < self.version || !self.held.is_empty() {
+            self.held.push_back((self.version, conn, Delivery::Frame(frame)));
+            return;
+        }
+        self.deliver(conn, Delivery::Frame(frame));
+    }
+
+    fn deliver(&mut self, conn: ConnId, delivery: Delivery) {
+        let ok = match (self.conns.get(&conn), delivery) {
+            (None, _) => true,
+            (Some(c), Delivery::Frame(frame)) => c.outbox.send(frame),
+        };
         if !ok {
             self.drop_conns(vec![conn]);
         }
+    }
+
+    /// The writer committed everything up to `upto`: what waited for it goes out, in order.
+    fn made_durable(&mut self, upto: u64) {
+        self.durable = self.durable.max(upto);
+        while self.held.front().is_some_and(|(need, _, _)| *need <= self.durable) {
+            if let Some((_, conn, delivery)) = self.held.pop_front() {
+                self.deliver(conn, delivery);
+            }
+        }
+    }
+
+    /// Hands the writes made so far to the writer; it reports back when they are durable.
+    pub(super) fn persist(&mut self) {
+        if self.writes.is_empty() {
+            return;
+        }
+        let writes = std::mem::take(&mut self.writes);
+        self.context.storage.write(writes, Some((self.committed_tx.clone(), self.version)));
     }
 
     /// Connections whose queue overflowed: they are too slow and are closed; they resync when they
@@ -704,10 +847,6 @@ impl Room {
             conn.seats = (0..4u8)
                 .filter(|s| old >> s & 1 != 0)
                 .fold(0, |m, s| m | 1 << to[usize::from(s)]);
-        }
-        let absence = self.absence;
-        for (old, new) in to.iter().enumerate() {
-            self.absence[usize::from(*new)] = absence[old];
         }
     }
 

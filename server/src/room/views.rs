@@ -42,6 +42,11 @@ pub(crate) fn find_move(game: &Game, text: &str) -> Option<Move> {
         .find(|&mv| coordinate(mv) == text)
 }
 
+/// The walking king's move that `text` names in coordinate form.
+pub(crate) fn find_walking_move(game: &Game, text: &str) -> Option<Move> {
+    game.position().legal_moves().iter().copied().find(|&mv| coordinate(mv) == text)
+}
+
 fn seats_of_armies(game: &Game, armies: impl Iterator<Item = Army>) -> Vec<SeatIndex> {
     let format = game.rules().format;
     let mut seats: Vec<SeatIndex> = armies
@@ -130,8 +135,8 @@ fn draw_reason(reason: DrawReason) -> &'static str {
     }
 }
 
-/// The whole game, with its clocks.
-pub(crate) fn game_view(game: &Game, clock: Clock, first_seat: SeatIndex) -> GameView {
+/// The whole game, with its id and clocks.
+pub(crate) fn game_view(game: &Game, id: String, clock: Clock, first_seat: SeatIndex) -> GameView {
     let format = game.rules().format;
     let pos = game.position();
     let mut pieces = BTreeMap::new();
@@ -154,6 +159,7 @@ pub(crate) fn game_view(game: &Game, clock: Clock, first_seat: SeatIndex) -> Gam
         }
     };
     GameView {
+        id,
         board: match format {
             Format::Duo => "classic",
             _ => "cross",

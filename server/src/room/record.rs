@@ -1,0 +1,146 @@
+//! Records: every change to a room's state that must survive a restart, as stored. A room writes
+//! one record for each change it makes, and a restarted server applies the records in order to
+//! rebuild the room exactly (published events are stored apart, for resync).
+
+use fourkings_protocol::{ChatLine, CpuLevel, SeatIndex, Settings};
+use serde::{Deserialize, Serialize};
+
+use super::session::Session;
+use super::state::{Audience, SeatSlot};
+
+/// A seat's occupant, as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum StoredSlot {
+    Empty,
+    Human { name: String, token: String },
+    Cpu { level: CpuLevel },
+}
+
+impl From<&SeatSlot> for StoredSlot {
+    fn from(slot: &SeatSlot) -> StoredSlot {
+        match slot {
+            SeatSlot::Empty => StoredSlot::Empty,
+            SeatSlot::Human { name, token } => StoredSlot::Human { name: name.clone(), token: token.clone() },
+            SeatSlot::Cpu { level } => StoredSlot::Cpu { level: *level },
+        }
+    }
+}
+
+impl From<&StoredSlot> for SeatSlot {
+    fn from(slot: &StoredSlot) -> SeatSlot {
+        match slot {
+            StoredSlot::Empty => SeatSlot::Empty,
+            StoredSlot::Human { name, token } => SeatSlot::Human { name: name.clone(), token: token.clone() },
+            StoredSlot::Cpu { level } => SeatSlot::Cpu { level: *level },
+        }
+    }
+}
+
+/// A player's absence, as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum StoredAbsence {
+    /// Here.
+    Present,
+    /// Away until the grace period ends at `deadline` (ms since the epoch).
+    Away { deadline: u64 },
+    /// Away past the grace period.
+    GraceOver,
+}
+
+/// What a game did, replayed through the engine in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum GameAction {
+    Move { seat: SeatIndex, mv: String, automatic: bool },
+    Walk { mv: String },
+    Resign { seat: SeatIndex },
+    AnswerResignation { seat: SeatIndex, accept: bool },
+    OfferDraw { seat: SeatIndex },
+    AcceptDraw { seat: SeatIndex },
+    DeclineDraw { seat: SeatIndex },
+    TakeBack { seat: SeatIndex },
+    ClaimWin { seat: SeatIndex },
+    TimeOut { seat: SeatIndex },
+    Abandon { seat: SeatIndex },
+}
+
+/// One change to a room.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+pub(crate) enum Record {
+    /// The room was created.
+    Created { settings: Settings, host_token: String },
+    /// A seat's occupant changed.
+    Seat { seat: SeatIndex, slot: StoredSlot },
+    /// Everyone moved: the occupant of seat `s` now sits in `to[s]`.
+    Permute { to: [SeatIndex; 4] },
+    /// The settings changed.
+    Settings { settings: Settings },
+    /// The host role moved (a new token).
+    Host { token: String, seat: Option<SeatIndex> },
+    /// The host sat down in a seat, or left it.
+    HostSeat { seat: Option<SeatIndex> },
+    /// A game began (the rules come from the settings at this point).
+    GameStarted { seed: u64, first_seat: SeatIndex },
+    /// The game did something.
+    Game { action: GameAction },
+    /// The current turn's limit ran out: the CPU plays this move.
+    TurnExpired,
+    /// A player left or came back.
+    Absence { seat: SeatIndex, absence: StoredAbsence },
+    /// A chat line with its readers.
+    Chat { audience: StoredAudience, line: ChatLine },
+    /// The first seat of the next game.
+    FirstSeat { seat: SeatIndex },
+    /// The switch-partners session as it is now.
+    Session { session: Option<Session> },
+}
+
+/// An audience, as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum StoredAudience {
+    Everyone,
+    Spectators,
+    Seats { mask: u8 },
+}
+
+impl From<Audience> for StoredAudience {
+    fn from(audience: Audience) -> StoredAudience {
+        match audience {
+            Audience::Everyone => StoredAudience::Everyone,
+            Audience::Spectators => StoredAudience::Spectators,
+            Audience::Seats(mask) => StoredAudience::Seats { mask },
+        }
+    }
+}
+
+impl From<StoredAudience> for Audience {
+    fn from(audience: StoredAudience) -> Audience {
+        match audience {
+            StoredAudience::Everyone => Audience::Everyone,
+            StoredAudience::Spectators => Audience::Spectators,
+            StoredAudience::Seats { mask } => Audience::Seats(mask),
+        }
+    }
+}
+
+/// An audience in the text form the events table keeps.
+pub(crate) fn audience_text(audience: Audience) -> String {
+    match audience {
+        Audience::Everyone => "everyone".to_owned(),
+        Audience::Spectators => "spectators".to_owned(),
+        Audience::Seats(mask) => format!("seats:{mask}"),
+    }
+}
+
+/// The audience of [`audience_text`].
+pub(crate) fn parse_audience(text: &str) -> Option<Audience> {
+    match text {
+        "everyone" => Some(Audience::Everyone),
+        "spectators" => Some(Audience::Spectators),
+        other => other.strip_prefix("seats:").and_then(|m| m.parse().ok()).map(Audience::Seats),
+    }
+}

@@ -1,0 +1,73 @@
+//! Storage in memory: for tests, and for a server that does not need to survive a restart.
+
+use std::collections::HashMap;
+
+use super::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
+
+/// Keeps everything in memory; gone when the process ends.
+#[derive(Debug, Default)]
+pub struct MemoryStorage {
+    rooms: HashMap<String, RoomLog>,
+    /// Insertion order of the rooms, so that loading is deterministic.
+    order: Vec<String>,
+    closed: Vec<String>,
+    games: HashMap<String, ArchivedGame>,
+    alive_at: Option<u64>,
+}
+
+impl MemoryStorage {
+    /// Empty storage.
+    pub fn new() -> MemoryStorage {
+        MemoryStorage::default()
+    }
+}
+
+impl Storage for MemoryStorage {
+    fn load(&mut self, events_per_room: usize) -> Result<Loaded, StorageError> {
+        let rooms = self
+            .order
+            .iter()
+            .filter(|id| !self.closed.contains(id))
+            .filter_map(|id| self.rooms.get(id))
+            .map(|log| {
+                let skip = log.events.len().saturating_sub(events_per_room);
+                RoomLog { events: log.events[skip..].to_vec(), ..log.clone() }
+            })
+            .collect();
+        Ok(Loaded { rooms, alive_at: self.alive_at })
+    }
+
+    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
+        for write in writes {
+            match write {
+                Write::CreateRoom { room, .. } => {
+                    self.order.push(room.clone());
+                    self.rooms.insert(room.clone(), RoomLog { id: room.clone(), ..RoomLog::default() });
+                }
+                Write::Record { room, at, body } => {
+                    if let Some(log) = self.rooms.get_mut(room) {
+                        log.records.push((*at, body.clone()));
+                    }
+                }
+                Write::Event { room, event } => {
+                    if let Some(log) = self.rooms.get_mut(room) {
+                        log.events.push(event.clone());
+                    }
+                }
+                Write::Archive(game) => {
+                    self.games.insert(game.id.clone(), game.clone());
+                }
+                Write::CloseRoom { room, .. } => {
+                    self.closed.push(room.clone());
+                    self.rooms.remove(room);
+                }
+                Write::Alive { at } => self.alive_at = Some(*at),
+            }
+        }
+        Ok(())
+    }
+
+    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
+        Ok(self.games.get(id).cloned())
+    }
+}

@@ -1,0 +1,141 @@
+//! Storage: every accepted room event, durable before anyone hears of it, and the archive of
+//! finished games.
+//!
+//! Rooms hand their records to one writer thread ([`writer`]), which gathers the records of every
+//! room that arrive together and commits them in one transaction (group commit), then tells each
+//! room how far it is durable. A room's task never waits for the disk: it holds back what it would
+//! send until its records are committed, and goes on taking commands meanwhile.
+//!
+//! [`Storage`] is the interface; [`sqlite::SqliteStorage`] keeps everything in one SQLite file
+//! (WAL mode), [`memory::MemoryStorage`] in memory (tests, and a server that needs no
+//! durability). A server database can implement the same trait.
+
+pub mod memory;
+pub mod sqlite;
+pub(crate) mod writer;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// What went wrong with storage.
+#[derive(Debug, Error)]
+pub enum StorageError {
+    /// The database file could not be opened or used; says which file and why.
+    #[error("database {path}: {problem}")]
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A database operation failed.
+    #[error("database error: {0}")]
+    Database(String),
+    /// Stored data could not be read back.
+    #[error("stored data is unreadable: {0}")]
+    Data(String),
+}
+
+/// One published room event, as stored for clients that resync after a restart.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredEvent {
+    /// Its version.
+    pub v: u64,
+    /// The message everyone receives.
+    pub public: String,
+    /// Who receives a private form instead (`everyone`, `spectators`, `seats:<mask>`), and it.
+    pub private: Option<(String, String)>,
+}
+
+/// A finished game in the archive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchivedGame {
+    /// The game's id (`<room>-<n>`).
+    pub id: String,
+    /// The room it was played in.
+    pub room: String,
+    /// When it ended, in milliseconds since the Unix epoch.
+    pub finished_at: u64,
+    /// `cross` (PGN4) or `classic` (PGN, Duo).
+    pub board: String,
+    /// The players' names by seat, as JSON.
+    pub players: String,
+    /// The room's settings, as JSON.
+    pub settings: String,
+    /// The result in words.
+    pub result: String,
+    /// The whole game as PGN4 (cross board) or PGN (Duo).
+    pub text: String,
+}
+
+/// Everything stored about one open room.
+#[derive(Clone, Debug, Default)]
+pub struct RoomLog {
+    /// The room id.
+    pub id: String,
+    /// Its records in order, each with the moment it was written (ms since the epoch).
+    pub records: Vec<(u64, String)>,
+    /// Its most recent published events, oldest first.
+    pub events: Vec<StoredEvent>,
+}
+
+/// Everything a starting server needs back.
+#[derive(Clone, Debug, Default)]
+pub struct Loaded {
+    /// The rooms still open.
+    pub rooms: Vec<RoomLog>,
+    /// The last moment the previous run was known to be alive (ms since the epoch).
+    pub alive_at: Option<u64>,
+}
+
+/// One change to storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// A new room.
+    CreateRoom {
+        /// Its id.
+        room: String,
+        /// When (ms).
+        at: u64,
+    },
+    /// A record of a room's state change.
+    Record {
+        /// The room.
+        room: String,
+        /// When (ms).
+        at: u64,
+        /// The record, as JSON.
+        body: String,
+    },
+    /// A published event.
+    Event {
+        /// The room.
+        room: String,
+        /// The event.
+        event: StoredEvent,
+    },
+    /// A finished game for the archive.
+    Archive(ArchivedGame),
+    /// A room that left memory: it is not loaded again (its games stay in the archive).
+    CloseRoom {
+        /// The room.
+        room: String,
+        /// When (ms).
+        at: u64,
+    },
+    /// The server is alive at this moment (ms), so that a restart knows when the last run stopped.
+    Alive {
+        /// When (ms).
+        at: u64,
+    },
+}
+
+/// Where rooms and games are kept.
+pub trait Storage: Send + 'static {
+    /// Everything about the rooms still open, and when the last run was last alive.
+    fn load(&mut self, events_per_room: usize) -> Result<Loaded, StorageError>;
+    /// Applies `writes` atomically: all of them or none.
+    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError>;
+    /// An archived game.
+    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError>;
+}
