@@ -149,8 +149,16 @@ async fn websocket(
 
 /// `GET /api/games/<id>.pgn4` (`.pgn` for Duo): a finished game from the archive.
 async fn archived_game(State(state): State<AppState>, Path(file): Path<String>) -> Response {
-    let missing = || error(StatusCode::NOT_FOUND, ErrorCode::GameNotFound, "no such game");
-    let Some((id, extension)) = file.rsplit_once('.') else { return missing() };
+    let missing = || {
+        error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::GameNotFound,
+            "no such game",
+        )
+    };
+    let Some((id, extension)) = file.rsplit_once('.') else {
+        return missing();
+    };
     let (room, number) = id.rsplit_once('-').unwrap_or(("", ""));
     if !is_room_id(room) || number.parse::<u32>().is_err() {
         return missing();
@@ -160,17 +168,28 @@ async fn archived_game(State(state): State<AppState>, Path(file): Path<String>) 
         Ok(None) => return missing(),
         Err(e) => {
             tracing::error!(error = %e, "reading the archive");
-            return error(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, "the archive cannot be read");
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                "the archive cannot be read",
+            );
         }
     };
-    let expected = if game.board == "classic" { "pgn" } else { "pgn4" };
+    let expected = if game.board == "classic" {
+        "pgn"
+    } else {
+        "pgn4"
+    };
     if extension != expected {
         return missing();
     }
     let disposition = format!("attachment; filename=\"fourkings-{id}.{expected}\"");
     (
         [
-            (header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8".to_owned()),
+            (
+                header::CONTENT_TYPE,
+                "application/x-chess-pgn; charset=utf-8".to_owned(),
+            ),
             (header::CONTENT_DISPOSITION, disposition),
         ],
         game.text,

@@ -85,7 +85,11 @@ pub struct Config {
     pub storage_sync: String,
     /// Seconds a finished game's room waits for a rematch before it leaves memory (its game stays
     /// in the archive).
-    #[arg(long, env = "FOURKINGS_FINISHED_ROOM_SECONDS", default_value_t = 1800.0)]
+    #[arg(
+        long,
+        env = "FOURKINGS_FINISHED_ROOM_SECONDS",
+        default_value_t = 1800.0
+    )]
     pub finished_room_seconds: f64,
 }
 

@@ -43,7 +43,10 @@ impl Directory {
 
     /// Adds a room rebuilt from storage.
     pub(crate) fn insert(&self, id: String, handle: RoomHandle) {
-        self.rooms.write().unwrap_or_else(|e| e.into_inner()).insert(id, handle);
+        self.rooms
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, handle);
     }
 
     /// Forgets a room that has ended.

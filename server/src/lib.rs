@@ -87,24 +87,53 @@ impl Server {
     }
 
     /// Like [`Server::start`], with `strategy` for CPU seats.
-    pub async fn start_with(config: Config, strategy: Arc<dyn Strategy>) -> Result<Server, StartError> {
-        let mut store: Box<dyn Storage> = if config.in_memory {
+    pub async fn start_with(
+        config: Config,
+        strategy: Arc<dyn Strategy>,
+    ) -> Result<Server, StartError> {
+        let store: Box<dyn Storage> = if config.in_memory {
             Box::new(MemoryStorage::new())
         } else {
-            let sync = if config.storage_sync == "normal" { Sync::Normal } else { Sync::Full };
+            let sync = if config.storage_sync == "normal" {
+                Sync::Normal
+            } else {
+                Sync::Full
+            };
             let path = config.database.clone();
-            Box::new(tokio::task::spawn_blocking(move || SqliteStorage::open(&path, sync)).await.map_err(|e| {
-                StorageError::Database(e.to_string())
-            })??)
+            Box::new(
+                tokio::task::spawn_blocking(move || SqliteStorage::open(&path, sync))
+                    .await
+                    .map_err(|e| StorageError::Database(e.to_string()))??,
+            )
         };
+        Server::start_with_storage(config, strategy, store).await
+    }
+
+    /// Like [`Server::start_with`], keeping rooms in `store` (whatever `config` says about
+    /// storage): for tests, and for other storage back ends.
+    pub async fn start_with_storage(
+        config: Config,
+        strategy: Arc<dyn Strategy>,
+        mut store: Box<dyn Storage>,
+    ) -> Result<Server, StartError> {
         let loaded = store.load(config.event_history)?;
         let listener =
-            TcpListener::bind(config.addr).await.map_err(|source| StartError::Listen { addr: config.addr, source })?;
-        let addr = listener.local_addr().map_err(|source| StartError::Listen { addr: config.addr, source })?;
+            TcpListener::bind(config.addr)
+                .await
+                .map_err(|source| StartError::Listen {
+                    addr: config.addr,
+                    source,
+                })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Listen {
+            addr: config.addr,
+            source,
+        })?;
         let storage = StorageHandle::start(store);
         let config = Arc::new(config);
         let shutdown = CancellationToken::new();
-        let threads = config.cpu_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        let threads = config
+            .cpu_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
         let (closed, mut closed_rooms) = tokio::sync::mpsc::unbounded_channel();
         let context = RoomContext {
             config: config.clone(),
@@ -125,7 +154,8 @@ impl Server {
         let restored = loaded.rooms.len();
         for log in loaded.rooms {
             let id = log.id.clone();
-            let handle = room::restore(log, context.clone(), stopped_at).map_err(StartError::Restore)?;
+            let handle =
+                room::restore(&log, context.clone(), stopped_at).map_err(StartError::Restore)?;
             directory.insert(id, handle);
         }
         if restored > 0 {
@@ -139,14 +169,28 @@ impl Server {
             }
         });
         let connections = TaskTracker::new();
-        let state = AppState { directory, config: config.clone(), connections: connections.clone(), storage: storage.clone() };
+        let state = AppState {
+            directory,
+            config: config.clone(),
+            connections: connections.clone(),
+            storage: storage.clone(),
+        };
         let app = app::router(state);
         let stop = shutdown.clone();
         let task = tokio::spawn(async move {
-            axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await }).await
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move { stop.cancelled().await })
+                .await
         });
         tracing::info!(%addr, "listening");
-        Ok(Server { addr, shutdown, task, connections, config, storage })
+        Ok(Server {
+            addr,
+            shutdown,
+            task,
+            connections,
+            config,
+            storage,
+        })
     }
 
     /// The address the server listens on.

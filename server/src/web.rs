@@ -31,7 +31,9 @@ fn file(path: &str, cache: &'static str) -> Response {
             if let Ok(value) = HeaderValue::from_str(mime) {
                 response.headers_mut().insert(header::CONTENT_TYPE, value);
             }
-            response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+            response
+                .headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
             // The client renders other people's names and chat as text; this stops any injected
             // markup from running scripts even if a bug ever let it through.
             response.headers_mut().insert(
@@ -40,7 +42,10 @@ fn file(path: &str, cache: &'static str) -> Response {
                     "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; script-src 'self'; media-src 'self' data:",
                 ),
             );
-            response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            response.headers_mut().insert(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            );
             response
         }
         None => (StatusCode::NOT_FOUND, "not found").into_response(),

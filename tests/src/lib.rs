@@ -44,6 +44,25 @@ impl TestServer {
         .await
     }
 
+    /// Starts a server that keeps its rooms in `storage`.
+    pub async fn with_storage(
+        adjust: impl FnOnce(&mut Config),
+        storage: Box<dyn fourkings_server::storage::Storage>,
+    ) -> TestServer {
+        let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
+        adjust(&mut config);
+        let strategy = std::sync::Arc::new(fourkings_server::cpu::RandomMover);
+        let server = Server::start_with_storage(config, strategy, storage)
+            .await
+            .expect("the server starts");
+        let base = format!("http://{}", server.addr());
+        TestServer {
+            server,
+            base,
+            http: reqwest::Client::new(),
+        }
+    }
+
     /// Starts a server whose CPU seats play `strategy`.
     pub async fn with_strategy(
         adjust: impl FnOnce(&mut Config),

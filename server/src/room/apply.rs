@@ -13,12 +13,18 @@ use crate::storage::Write;
 
 impl Room {
     /// Applies `record` and stores it (before anything it causes is shown to anyone).
+    // Taken by value so that callers build the record in the call.
+    #[allow(clippy::needless_pass_by_value)]
     pub(super) fn commit(&mut self, record: Record) -> Result<(), Reject> {
         self.apply(&record)?;
         if !self.replaying {
             let body = serde_json::to_string(&record).expect("records always serialise");
             let at = self.wall_now();
-            self.writes.push(Write::Record { room: self.id.clone(), at, body });
+            self.writes.push(Write::Record {
+                room: self.id.clone(),
+                at,
+                body,
+            });
         }
         Ok(())
     }
@@ -31,7 +37,10 @@ impl Room {
     /// Applies one record to the state (no events, no storage).
     pub(super) fn apply(&mut self, record: &Record) -> Result<(), Reject> {
         match record {
-            Record::Created { settings, host_token } => {
+            Record::Created {
+                settings,
+                host_token,
+            } => {
                 self.settings = settings.clone();
                 self.host_token.clone_from(host_token);
             }
@@ -50,7 +59,8 @@ impl Room {
                 }
                 self.host_seat = self.host_seat.map(|h| to[usize::from(h)]);
                 // Team chat belongs to the partners who wrote it: new partners must not read it.
-                self.chat.retain(|(audience, _)| !matches!(audience, Audience::Seats(_)));
+                self.chat
+                    .retain(|(audience, _)| !matches!(audience, Audience::Seats(_)));
             }
             Record::Settings { settings } => self.settings = settings.clone(),
             Record::Host { token, seat } => {
@@ -67,10 +77,14 @@ impl Room {
             Record::Absence { seat, absence } => {
                 self.absence[usize::from(*seat)] = match absence {
                     StoredAbsence::Present => None,
-                    StoredAbsence::Away { deadline } => {
-                        Some(Absence { deadline: self.instant_of(*deadline), grace_over: false })
-                    }
-                    StoredAbsence::GraceOver => Some(Absence { deadline: self.now(), grace_over: true }),
+                    StoredAbsence::Away { deadline } => Some(Absence {
+                        deadline: self.instant_of(*deadline),
+                        grace_over: false,
+                    }),
+                    StoredAbsence::GraceOver => Some(Absence {
+                        deadline: self.now(),
+                        grace_over: true,
+                    }),
                 };
                 self.duo_clocks_follow_presence();
             }
@@ -92,12 +106,16 @@ impl Room {
                 game.play(seat(*s), mv).map(|_| ())
             }
             GameAction::Walk { mv } => {
-                let mv = views::find_walking_move(game, mv)
-                    .ok_or((ErrorCode::IllegalMove, format!("{mv} is not the walking king's move")))?;
+                let mv = views::find_walking_move(game, mv).ok_or((
+                    ErrorCode::IllegalMove,
+                    format!("{mv} is not the walking king's move"),
+                ))?;
                 game.walk_king_with(mv).map(|_| ())
             }
             GameAction::Resign { seat: s } => game.resign(seat(*s)).map(|_| ()),
-            GameAction::AnswerResignation { seat: s, accept } => game.answer_resignation(seat(*s), *accept),
+            GameAction::AnswerResignation { seat: s, accept } => {
+                game.answer_resignation(seat(*s), *accept)
+            }
             GameAction::OfferDraw { seat: s } => game.offer_draw(seat(*s)).map(|_| ()),
             GameAction::AcceptDraw { seat: s } => game.accept_draw(seat(*s)).map(|_| ()),
             GameAction::DeclineDraw { seat: s } => game.decline_draw(seat(*s)),
@@ -112,7 +130,10 @@ impl Room {
     /// Duo stops its clocks while anyone is away during a game.
     pub(super) fn duo_clocks_follow_presence(&mut self) {
         let now = self.now();
-        let duo_running = self.game.as_ref().is_some_and(|g| !g.is_over() && g.rules().format == fourkings_engine::Format::Duo);
+        let duo_running = self
+            .game
+            .as_ref()
+            .is_some_and(|g| !g.is_over() && g.rules().format == fourkings_engine::Format::Duo);
         if duo_running {
             if self.absence.iter().any(Option::is_some) {
                 self.clocks.pause(now);
@@ -138,12 +159,15 @@ impl Room {
 
     /// A new game with the current seats and settings.
     pub(super) fn begin_game(&mut self, seed: u64, first_seat: SeatIndex) -> Result<(), Reject> {
-        let rules = super::rules::rule_set(&self.settings).map_err(|e| (ErrorCode::InvalidSettings, e))?;
+        let rules =
+            super::rules::rule_set(&self.settings).map_err(|e| (ErrorCode::InvalidSettings, e))?;
         let game = Game::starting_at(rules, Seat::ALL[usize::from(first_seat & 3)], seed)
             .map_err(|e| (ErrorCode::InvalidSettings, e.to_string()))?;
         let config = &self.context.config;
-        let turn_limit = (self.settings.turn_limit > 0).then(|| config.game_time(u64::from(self.settings.turn_limit)));
-        let bank = (self.settings.team_clock > 0).then(|| config.game_time(u64::from(self.settings.team_clock) * 60));
+        let turn_limit = (self.settings.turn_limit > 0)
+            .then(|| config.game_time(u64::from(self.settings.turn_limit)));
+        let bank = (self.settings.team_clock > 0)
+            .then(|| config.game_time(u64::from(self.settings.team_clock) * 60));
         self.clocks = super::clock::Clocks::new(turn_limit, bank);
         self.first_seat = first_seat;
         self.game = Some(game);
@@ -166,7 +190,11 @@ impl Room {
         }
         if let Some(presence) = self.presence(seat) {
             let clock = self.clocks.view(self.now());
-            self.emit(Event::Presence { seat, presence, clock });
+            self.emit(Event::Presence {
+                seat,
+                presence,
+                clock,
+            });
         }
         if self.game.as_ref().is_some_and(|g| !g.is_over()) {
             self.advance();
@@ -184,7 +212,8 @@ impl Room {
         if wall_ms >= base_ms {
             base + std::time::Duration::from_millis(wall_ms - base_ms)
         } else {
-            base.checked_sub(std::time::Duration::from_millis(base_ms - wall_ms)).unwrap_or(base)
+            base.checked_sub(std::time::Duration::from_millis(base_ms - wall_ms))
+                .unwrap_or(base)
         }
     }
 

@@ -42,7 +42,10 @@ impl Room {
                 tags.push((views::seat_label(format, seat as u8), name.clone()));
             }
             if self.settings.turn_limit > 0 {
-                tags.push(("TimeControl".to_owned(), format!("{} per move", self.settings.turn_limit)));
+                tags.push((
+                    "TimeControl".to_owned(),
+                    format!("{} per move", self.settings.turn_limit),
+                ));
             }
             write_pgn4(game, &tags)
         };
@@ -50,7 +53,12 @@ impl Room {
             id: self.game_id(),
             room: self.id.clone(),
             finished_at: at,
-            board: if format == Format::Duo { "classic" } else { "cross" }.to_owned(),
+            board: if format == Format::Duo {
+                "classic"
+            } else {
+                "cross"
+            }
+            .to_owned(),
             players: serde_json::to_string(&names).unwrap_or_default(),
             settings: serde_json::to_string(&self.settings).unwrap_or_default(),
             result: termination_text(game).unwrap_or_default(),

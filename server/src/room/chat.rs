@@ -72,7 +72,10 @@ impl Room {
             at: now_ms(),
         };
         let audience = Self::chat_audience(channel, seat);
-        self.commit(Record::Chat { audience: audience.into(), line: line.clone() })?;
+        self.commit(Record::Chat {
+            audience: audience.into(),
+            line: line.clone(),
+        })?;
         match audience {
             Audience::Everyone => self.emit(Event::Chat(line)),
             private => self.emit_with_private(Event::Hidden, Some((private, Event::Chat(line)))),

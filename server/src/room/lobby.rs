@@ -10,7 +10,10 @@ use crate::connection::ConnId;
 impl Room {
     fn in_lobby(&self) -> Result<(), Reject> {
         if self.game.is_some() {
-            return reject(ErrorCode::AlreadyStarted, "the game has started: seats and settings are fixed");
+            return reject(
+                ErrorCode::AlreadyStarted,
+                "the game has started: seats and settings are fixed",
+            );
         }
         Ok(())
     }
@@ -22,18 +25,32 @@ impl Room {
         Ok(usize::from(seat))
     }
 
-    pub(super) fn take_seat(&mut self, conn: ConnId, seat: SeatIndex, name: String) -> Result<Ack, Reject> {
+    pub(super) fn take_seat(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        name: String,
+    ) -> Result<Ack, Reject> {
         let index = Self::check_seat(seat)?;
         self.in_lobby()?;
         let max = self.context.config.max_name_chars;
         if name.trim().is_empty() || name.chars().count() > max {
-            return reject(ErrorCode::BadName, format!("a name has 1 to {max} characters"));
+            return reject(
+                ErrorCode::BadName,
+                format!("a name has 1 to {max} characters"),
+            );
         }
         if !matches!(self.seats[index], SeatSlot::Empty) {
             return reject(ErrorCode::SeatTaken, "that seat is taken");
         }
         let token = Self::fresh_token();
-        self.commit(Record::Seat { seat, slot: StoredSlot::Human { name: name.clone(), token: token.clone() } })?;
+        self.commit(Record::Seat {
+            seat,
+            slot: StoredSlot::Human {
+                name: name.clone(),
+                token: token.clone(),
+            },
+        })?;
         let is_host = self.conns.get(&conn).is_some_and(|c| c.host);
         if let Some(c) = self.conns.get_mut(&conn) {
             c.seats |= 1 << seat;
@@ -43,7 +60,10 @@ impl Room {
             self.commit(Record::HostSeat { seat: Some(seat) })?;
             self.emit(Event::HostChanged { seat });
         }
-        Ok(Ack { seat_token: Some(token), ..Ack::default() })
+        Ok(Ack {
+            seat_token: Some(token),
+            ..Ack::default()
+        })
     }
 
     pub(super) fn leave_seat(&mut self, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
@@ -58,7 +78,10 @@ impl Room {
 
     /// Empties `seat` and tells everyone.
     fn vacate(&mut self, seat: SeatIndex) -> Result<(), Reject> {
-        self.commit(Record::Seat { seat, slot: StoredSlot::Empty })?;
+        self.commit(Record::Seat {
+            seat,
+            slot: StoredSlot::Empty,
+        })?;
         self.forget_seat(seat);
         if self.host_seat == Some(seat) {
             self.commit(Record::HostSeat { seat: None })?;
@@ -67,23 +90,38 @@ impl Room {
         Ok(())
     }
 
-    pub(super) fn update_settings(&mut self, host_token: &str, patch: &SettingsPatch) -> Result<Ack, Reject> {
+    pub(super) fn update_settings(
+        &mut self,
+        host_token: &str,
+        patch: &SettingsPatch,
+    ) -> Result<Ack, Reject> {
         self.authorize_host(host_token)?;
         self.in_lobby()?;
-        let settings = rules::apply(&self.settings, patch).map_err(|e| (ErrorCode::InvalidSettings, e))?;
+        let settings =
+            rules::apply(&self.settings, patch).map_err(|e| (ErrorCode::InvalidSettings, e))?;
         if settings != self.settings {
-            self.commit(Record::Settings { settings: settings.clone() })?;
+            self.commit(Record::Settings {
+                settings: settings.clone(),
+            })?;
             self.emit(Event::SettingsChanged { settings });
         }
         Ok(Ack::default())
     }
 
-    pub(super) fn set_cpu(&mut self, host_token: &str, seat: SeatIndex, level: Option<CpuLevel>) -> Result<Ack, Reject> {
+    pub(super) fn set_cpu(
+        &mut self,
+        host_token: &str,
+        seat: SeatIndex,
+        level: Option<CpuLevel>,
+    ) -> Result<Ack, Reject> {
         self.authorize_host(host_token)?;
         let index = Self::check_seat(seat)?;
         self.in_lobby()?;
         if matches!(self.seats[index], SeatSlot::Human { .. }) {
-            return reject(ErrorCode::SeatTaken, "a player sits there: remove them first");
+            return reject(
+                ErrorCode::SeatTaken,
+                "a player sits there: remove them first",
+            );
         }
         let slot = match level {
             Some(level) => StoredSlot::Cpu { level },
@@ -94,7 +132,12 @@ impl Room {
         Ok(Ack::default())
     }
 
-    pub(super) fn move_player(&mut self, host_token: &str, from: SeatIndex, to: SeatIndex) -> Result<Ack, Reject> {
+    pub(super) fn move_player(
+        &mut self,
+        host_token: &str,
+        from: SeatIndex,
+        to: SeatIndex,
+    ) -> Result<Ack, Reject> {
         self.authorize_host(host_token)?;
         let (f, t) = (Self::check_seat(from)?, Self::check_seat(to)?);
         self.in_lobby()?;
@@ -112,7 +155,11 @@ impl Room {
         Ok(Ack::default())
     }
 
-    pub(super) fn remove_player(&mut self, host_token: &str, seat: SeatIndex) -> Result<Ack, Reject> {
+    pub(super) fn remove_player(
+        &mut self,
+        host_token: &str,
+        seat: SeatIndex,
+    ) -> Result<Ack, Reject> {
         self.authorize_host(host_token)?;
         let index = Self::check_seat(seat)?;
         self.in_lobby()?;
@@ -123,14 +170,24 @@ impl Room {
         Ok(Ack::default())
     }
 
-    pub(super) fn transfer_host(&mut self, host_token: &str, seat: SeatIndex) -> Result<Ack, Reject> {
+    pub(super) fn transfer_host(
+        &mut self,
+        host_token: &str,
+        seat: SeatIndex,
+    ) -> Result<Ack, Reject> {
         self.authorize_host(host_token)?;
         let index = Self::check_seat(seat)?;
         if !matches!(self.seats[index], SeatSlot::Human { .. }) {
-            return reject(ErrorCode::SeatEmpty, "the host role goes to a player in a seat");
+            return reject(
+                ErrorCode::SeatEmpty,
+                "the host role goes to a player in a seat",
+            );
         }
         let token = Self::fresh_token();
-        self.commit(Record::Host { token: token.clone(), seat: Some(seat) })?;
+        self.commit(Record::Host {
+            token: token.clone(),
+            seat: Some(seat),
+        })?;
         for conn in self.conns.values_mut() {
             conn.host = conn.seats >> seat & 1 != 0;
         }
@@ -147,11 +204,20 @@ impl Room {
         let level = self.settings.cpu_level;
         for seat in 0..4u8 {
             if matches!(self.seats[usize::from(seat)], SeatSlot::Empty) {
-                self.commit(Record::Seat { seat, slot: StoredSlot::Cpu { level } })?;
-                self.emit(Event::CpuSeat { seat, level: Some(level) });
+                self.commit(Record::Seat {
+                    seat,
+                    slot: StoredSlot::Cpu { level },
+                })?;
+                self.emit(Event::CpuSeat {
+                    seat,
+                    level: Some(level),
+                });
             }
         }
-        self.commit(Record::GameStarted { seed: rand::random(), first_seat: self.first_seat })?;
+        self.commit(Record::GameStarted {
+            seed: rand::random(),
+            first_seat: self.first_seat,
+        })?;
         let view = self.game_view().expect("a game just began");
         self.emit(Event::Started { game: view });
         self.advance();

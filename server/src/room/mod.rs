@@ -103,7 +103,11 @@ pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (Ro
 }
 
 /// Rebuilds a room from storage and starts its task.
-pub(crate) fn restore(log: RoomLog, context: RoomContext, stopped_at: u64) -> Result<RoomHandle, String> {
+pub(crate) fn restore(
+    log: &RoomLog,
+    context: RoomContext,
+    stopped_at: u64,
+) -> Result<RoomHandle, String> {
     let (tx, rx) = mpsc::channel(1024);
     let handle = RoomHandle { tx: tx.clone() };
     let mut room = Room::restore(log, context, &tx, stopped_at)?;

@@ -11,10 +11,10 @@ use tokio::time::Instant;
 
 use super::record::{GameAction, Record};
 use super::state::{Ack, Reject, Room, SeatSlot, reject};
-use crate::storage::Write;
 use super::{Command, views};
 use crate::connection::ConnId;
 use crate::cpu::CpuRequest;
+use crate::storage::Write;
 
 /// The engine's refusal as a protocol error.
 // Taken by value so that it reads `map_err(refused)`.
@@ -52,27 +52,48 @@ impl Room {
     /// Announces a change to the game that was not a move.
     fn game_changed(&mut self, what: &str, seat: SeatIndex) {
         let game = self.game_view().expect("a game is running");
-        self.emit(Event::GameChanged { what: what.to_owned(), seat, game });
+        self.emit(Event::GameChanged {
+            what: what.to_owned(),
+            seat,
+            game,
+        });
     }
 
-    pub(super) fn play_move(&mut self, conn: ConnId, seat: SeatIndex, token: &str, ply: u32, text: &str) -> Result<Ack, Reject> {
+    pub(super) fn play_move(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        ply: u32,
+        text: &str,
+    ) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
         let game = self.game.as_ref().expect("checked by seat_in_game");
         if ply != game.ply_count() {
             return reject(
                 ErrorCode::StalePly,
-                format!("the move is for ply {ply} but {} plies have been played", game.ply_count()),
+                format!(
+                    "the move is for ply {ply} but {} plies have been played",
+                    game.ply_count()
+                ),
             );
         }
         if game.to_move() != Some(who) {
             return reject(ErrorCode::NotYourTurn, "it is not this seat's turn");
         }
         if self.clocks.expired {
-            return reject(ErrorCode::TimeUp, "the turn limit ran out: the CPU is playing this move");
+            return reject(
+                ErrorCode::TimeUp,
+                "the turn limit ran out: the CPU is playing this move",
+            );
         }
         // Checked before it is recorded, so that only legal moves reach the log.
         let mv = parse_coordinate(game, text)?;
-        self.commit_game(GameAction::Move { seat, mv: views::coordinate(mv), automatic: false })?;
+        self.commit_game(GameAction::Move {
+            seat,
+            mv: views::coordinate(mv),
+            automatic: false,
+        })?;
         self.announce_last_move(false);
         self.advance();
         Ok(Ack::default())
@@ -87,7 +108,12 @@ impl Room {
         self.emit(Event::Moved(event));
     }
 
-    pub(super) fn resign(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
+    pub(super) fn resign(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
         self.commit_game(GameAction::Resign { seat })?;
         let partner = who.partner();
@@ -98,7 +124,10 @@ impl Room {
             // A CPU partner agrees at once: it stands in for a person who would be asked. The
             // request was just made, so the answer cannot be refused.
             let partner = partner.index() as SeatIndex;
-            let _ = self.commit_game(GameAction::AnswerResignation { seat: partner, accept: true });
+            let _ = self.commit_game(GameAction::AnswerResignation {
+                seat: partner,
+                accept: true,
+            });
             "resigned"
         } else {
             "resignation_requested"
@@ -108,24 +137,48 @@ impl Room {
         Ok(Ack::default())
     }
 
-    pub(super) fn answer_resignation(&mut self, conn: ConnId, seat: SeatIndex, token: &str, accept: bool) -> Result<Ack, Reject> {
+    pub(super) fn answer_resignation(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        accept: bool,
+    ) -> Result<Ack, Reject> {
         self.seat_in_game(conn, seat, token)?;
         let requester = self.game.as_ref().and_then(Game::resignation_request);
         self.commit_game(GameAction::AnswerResignation { seat, accept })?;
         let requester = requester.map_or(seat, |s| s.index() as SeatIndex);
-        self.game_changed(if accept { "resigned" } else { "resignation_declined" }, requester);
+        self.game_changed(
+            if accept {
+                "resigned"
+            } else {
+                "resignation_declined"
+            },
+            requester,
+        );
         self.advance();
         Ok(Ack::default())
     }
 
-    pub(super) fn offer_draw(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
+    pub(super) fn offer_draw(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Reject> {
         self.seat_in_game(conn, seat, token)?;
         self.commit_game(GameAction::OfferDraw { seat })?;
         self.after_draw_answer(seat);
         Ok(Ack::default())
     }
 
-    pub(super) fn answer_draw(&mut self, conn: ConnId, seat: SeatIndex, token: &str, accept: bool) -> Result<Ack, Reject> {
+    pub(super) fn answer_draw(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        accept: bool,
+    ) -> Result<Ack, Reject> {
         self.seat_in_game(conn, seat, token)?;
         if !accept {
             self.commit_game(GameAction::DeclineDraw { seat })?;
@@ -140,21 +193,41 @@ impl Room {
     /// After a seat agreed to a draw: CPU seats still in the game agree too (they stand in for
     /// people who would be asked); the draw is announced as offered or agreed.
     fn after_draw_answer(&mut self, seat: SeatIndex) {
-        let cpus: Vec<u8> = (0..4u8).filter(|&s| matches!(self.seats[usize::from(s)], SeatSlot::Cpu { .. })).collect();
+        let cpus: Vec<u8> = (0..4u8)
+            .filter(|&s| matches!(self.seats[usize::from(s)], SeatSlot::Cpu { .. }))
+            .collect();
         for cpu in cpus {
-            let open = self.game.as_ref().is_some_and(|g| !g.is_over() && g.draw_offer().is_some());
-            let in_game = self.game.as_ref().is_some_and(|g| g.is_in_game(Seat::ALL[usize::from(cpu)]));
+            let open = self
+                .game
+                .as_ref()
+                .is_some_and(|g| !g.is_over() && g.draw_offer().is_some());
+            let in_game = self
+                .game
+                .as_ref()
+                .is_some_and(|g| g.is_in_game(Seat::ALL[usize::from(cpu)]));
             if open && in_game {
                 // The offer is open and the seat is in the game: agreeing cannot fail.
                 let _ = self.commit_game(GameAction::AcceptDraw { seat: cpu });
             }
         }
         let agreed = self.game.as_ref().is_some_and(Game::is_over);
-        self.game_changed(if agreed { "draw_agreed" } else { "draw_offered" }, seat);
+        self.game_changed(
+            if agreed {
+                "draw_agreed"
+            } else {
+                "draw_offered"
+            },
+            seat,
+        );
         self.advance();
     }
 
-    pub(super) fn take_back(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
+    pub(super) fn take_back(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Reject> {
         self.seat_in_game(conn, seat, token)?;
         self.commit_game(GameAction::TakeBack { seat })?;
         // A CPU's result for the ply just undone is stale now; a new one will be asked for.
@@ -165,12 +238,21 @@ impl Room {
 
     /// Claims the win: in free-for-all, the leader's claim; in Duo, against a player who left and
     /// did not come back within the grace period.
-    pub(super) fn claim_win(&mut self, conn: ConnId, seat: SeatIndex, token: &str) -> Result<Ack, Reject> {
+    pub(super) fn claim_win(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Reject> {
         let who = self.seat_in_game(conn, seat, token)?;
         if self.format() == Format::Duo {
-            let gone = (0..4u8).find(|&s| Seat::ALL[usize::from(s)].team() != who.team() && self.grace_over(s));
+            let gone = (0..4u8)
+                .find(|&s| Seat::ALL[usize::from(s)].team() != who.team() && self.grace_over(s));
             let Some(gone) = gone else {
-                return reject(ErrorCode::CannotClaim, "no opponent has been away past the grace period");
+                return reject(
+                    ErrorCode::CannotClaim,
+                    "no opponent has been away past the grace period",
+                );
             };
             self.commit_game(GameAction::Abandon { seat: gone })?;
         } else {
@@ -195,7 +277,9 @@ impl Room {
                 self.game_changed("timed_out", seat);
                 self.advance();
             }
-        } else if self.clocks.turn_deadline().is_some_and(|d| d <= now) && self.commit(Record::TurnExpired).is_ok() {
+        } else if self.clocks.turn_deadline().is_some_and(|d| d <= now)
+            && self.commit(Record::TurnExpired).is_ok()
+        {
             self.advance();
         }
     }
@@ -205,9 +289,14 @@ impl Room {
         match self.seats[usize::from(seat)] {
             SeatSlot::Cpu { .. } => true,
             SeatSlot::Human { .. } => {
-                let to_move = self.game.as_ref().and_then(Game::to_move).map(|s| s.index() as SeatIndex);
+                let to_move = self
+                    .game
+                    .as_ref()
+                    .and_then(Game::to_move)
+                    .map(|s| s.index() as SeatIndex);
                 // Duo has no CPU for players who left: the clocks stop and a claim decides.
-                (self.grace_over(seat) && self.format() != Format::Duo) || (self.clocks.expired && to_move == Some(seat))
+                (self.grace_over(seat) && self.format() != Format::Duo)
+                    || (self.clocks.expired && to_move == Some(seat))
             }
             SeatSlot::Empty => false,
         }
@@ -217,14 +306,23 @@ impl Room {
     /// settles a finished game (the archive; the room leaves memory if no rematch comes).
     pub(super) fn advance(&mut self) {
         loop {
-            let Some(game) = self.game.as_ref() else { return };
+            let Some(game) = self.game.as_ref() else {
+                return;
+            };
             if game.is_over() {
                 self.game_over();
                 return;
             }
             if game.walking_king_to_move() {
-                let Some(mv) = game.walking_king_move() else { return };
-                if self.commit_game(GameAction::Walk { mv: views::coordinate(mv) }).is_err() {
+                let Some(mv) = game.walking_king_move() else {
+                    return;
+                };
+                if self
+                    .commit_game(GameAction::Walk {
+                        mv: views::coordinate(mv),
+                    })
+                    .is_err()
+                {
                     return;
                 }
                 self.announce_last_move(true);
@@ -262,9 +360,13 @@ impl Room {
     }
 
     fn ask_cpu(&mut self) {
-        let Some(game) = self.game.as_ref() else { return };
+        let Some(game) = self.game.as_ref() else {
+            return;
+        };
         let seat = game.to_move();
-        let Some(inbox) = self.inbox.upgrade() else { return };
+        let Some(inbox) = self.inbox.upgrade() else {
+            return;
+        };
         let ply = game.ply_count();
         let hash = game.position().hash();
         let request = CpuRequest {
@@ -291,11 +393,17 @@ impl Room {
     /// chooses this seat's move (the player may have come back); else drop it.
     pub(super) fn cpu_moved(&mut self, ply: u32, hash: u64, mv: Move) {
         self.cpu_thinking = false;
-        let Some(game) = self.game.as_ref() else { return };
+        let Some(game) = self.game.as_ref() else {
+            return;
+        };
         let current = !game.is_over() && game.ply_count() == ply && game.position().hash() == hash;
         if let (true, Some(seat)) = (current, game.to_move()) {
             let index = seat.index() as SeatIndex;
-            let action = GameAction::Move { seat: index, mv: views::coordinate(mv), automatic: self.is_human(index) };
+            let action = GameAction::Move {
+                seat: index,
+                mv: views::coordinate(mv),
+                automatic: self.is_human(index),
+            };
             if self.cpu_drives(index) && self.commit_game(action).is_ok() {
                 let for_player = self.is_human(index);
                 self.announce_last_move(for_player);

@@ -32,7 +32,9 @@ impl Room {
 
     /// A connection closed: every seat nobody else holds now is away.
     pub(super) fn conn_gone(&mut self, conn: ConnId) {
-        let Some(gone) = self.conns.remove(&conn) else { return };
+        let Some(gone) = self.conns.remove(&conn) else {
+            return;
+        };
         if self.conns.is_empty() {
             self.empty_since = Some(Instant::now());
         }
@@ -50,12 +52,19 @@ impl Room {
         if !matches!(self.seats[usize::from(seat)], SeatSlot::Human { .. }) {
             return None;
         }
-        let cpu_may_play = self.game.as_ref().is_some_and(|g| !g.is_over()) && self.format() != Format::Duo;
+        let cpu_may_play =
+            self.game.as_ref().is_some_and(|g| !g.is_over()) && self.format() != Format::Duo;
         Some(match self.absence[usize::from(seat)] {
             None => Presence::Online,
-            Some(Absence { grace_over: false, .. }) => Presence::Away,
-            Some(Absence { grace_over: true, .. }) if cpu_may_play => Presence::CpuPlaying,
-            Some(Absence { grace_over: true, .. }) => Presence::Gone,
+            Some(Absence {
+                grace_over: false, ..
+            }) => Presence::Away,
+            Some(Absence {
+                grace_over: true, ..
+            }) if cpu_may_play => Presence::CpuPlaying,
+            Some(Absence {
+                grace_over: true, ..
+            }) => Presence::Gone,
         })
     }
 
@@ -67,7 +76,8 @@ impl Room {
     /// Ends the grace periods that are due.
     pub(super) fn grace_timers(&mut self, now: Instant) {
         for seat in 0..4u8 {
-            let due = self.absence[usize::from(seat)].is_some_and(|a| !a.grace_over && a.deadline <= now);
+            let due =
+                self.absence[usize::from(seat)].is_some_and(|a| !a.grace_over && a.deadline <= now);
             if due {
                 self.set_absence(seat, StoredAbsence::GraceOver);
             }

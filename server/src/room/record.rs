@@ -21,7 +21,10 @@ impl From<&SeatSlot> for StoredSlot {
     fn from(slot: &SeatSlot) -> StoredSlot {
         match slot {
             SeatSlot::Empty => StoredSlot::Empty,
-            SeatSlot::Human { name, token } => StoredSlot::Human { name: name.clone(), token: token.clone() },
+            SeatSlot::Human { name, token } => StoredSlot::Human {
+                name: name.clone(),
+                token: token.clone(),
+            },
             SeatSlot::Cpu { level } => StoredSlot::Cpu { level: *level },
         }
     }
@@ -31,7 +34,10 @@ impl From<&StoredSlot> for SeatSlot {
     fn from(slot: &StoredSlot) -> SeatSlot {
         match slot {
             StoredSlot::Empty => SeatSlot::Empty,
-            StoredSlot::Human { name, token } => SeatSlot::Human { name: name.clone(), token: token.clone() },
+            StoredSlot::Human { name, token } => SeatSlot::Human {
+                name: name.clone(),
+                token: token.clone(),
+            },
             StoredSlot::Cpu { level } => SeatSlot::Cpu { level: *level },
         }
     }
@@ -53,17 +59,42 @@ pub(crate) enum StoredAbsence {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum GameAction {
-    Move { seat: SeatIndex, mv: String, automatic: bool },
-    Walk { mv: String },
-    Resign { seat: SeatIndex },
-    AnswerResignation { seat: SeatIndex, accept: bool },
-    OfferDraw { seat: SeatIndex },
-    AcceptDraw { seat: SeatIndex },
-    DeclineDraw { seat: SeatIndex },
-    TakeBack { seat: SeatIndex },
-    ClaimWin { seat: SeatIndex },
-    TimeOut { seat: SeatIndex },
-    Abandon { seat: SeatIndex },
+    Move {
+        seat: SeatIndex,
+        mv: String,
+        automatic: bool,
+    },
+    Walk {
+        mv: String,
+    },
+    Resign {
+        seat: SeatIndex,
+    },
+    AnswerResignation {
+        seat: SeatIndex,
+        accept: bool,
+    },
+    OfferDraw {
+        seat: SeatIndex,
+    },
+    AcceptDraw {
+        seat: SeatIndex,
+    },
+    DeclineDraw {
+        seat: SeatIndex,
+    },
+    TakeBack {
+        seat: SeatIndex,
+    },
+    ClaimWin {
+        seat: SeatIndex,
+    },
+    TimeOut {
+        seat: SeatIndex,
+    },
+    Abandon {
+        seat: SeatIndex,
+    },
 }
 
 /// One change to a room.
@@ -71,7 +102,10 @@ pub(crate) enum GameAction {
 #[serde(tag = "record", rename_all = "snake_case")]
 pub(crate) enum Record {
     /// The room was created.
-    Created { settings: Settings, host_token: String },
+    Created {
+        settings: Settings,
+        host_token: String,
+    },
     /// A seat's occupant changed.
     Seat { seat: SeatIndex, slot: StoredSlot },
     /// Everyone moved: the occupant of seat `s` now sits in `to[s]`.
@@ -79,7 +113,10 @@ pub(crate) enum Record {
     /// The settings changed.
     Settings { settings: Settings },
     /// The host role moved (a new token).
-    Host { token: String, seat: Option<SeatIndex> },
+    Host {
+        token: String,
+        seat: Option<SeatIndex>,
+    },
     /// The host sat down in a seat, or left it.
     HostSeat { seat: Option<SeatIndex> },
     /// A game began (the rules come from the settings at this point).
@@ -89,9 +126,15 @@ pub(crate) enum Record {
     /// The current turn's limit ran out: the CPU plays this move.
     TurnExpired,
     /// A player left or came back.
-    Absence { seat: SeatIndex, absence: StoredAbsence },
+    Absence {
+        seat: SeatIndex,
+        absence: StoredAbsence,
+    },
     /// A chat line with its readers.
-    Chat { audience: StoredAudience, line: ChatLine },
+    Chat {
+        audience: StoredAudience,
+        line: ChatLine,
+    },
     /// The first seat of the next game.
     FirstSeat { seat: SeatIndex },
     /// The switch-partners session as it is now.
@@ -141,6 +184,9 @@ pub(crate) fn parse_audience(text: &str) -> Option<Audience> {
     match text {
         "everyone" => Some(Audience::Everyone),
         "spectators" => Some(Audience::Spectators),
-        other => other.strip_prefix("seats:").and_then(|m| m.parse().ok()).map(Audience::Seats),
+        other => other
+            .strip_prefix("seats:")
+            .and_then(|m| m.parse().ok())
+            .map(Audience::Seats),
     }
 }

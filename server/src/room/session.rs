@@ -68,8 +68,12 @@ impl Session {
 impl Room {
     /// Counts a finished game in the switch-partners session, once.
     pub(super) fn count_session_game(&mut self) {
-        let Some(outcome) = self.game.as_ref().and_then(|g| g.outcome().cloned()) else { return };
-        let Some(mut session) = self.session.clone() else { return };
+        let Some(outcome) = self.game.as_ref().and_then(|g| g.outcome().cloned()) else {
+            return;
+        };
+        let Some(mut session) = self.session.clone() else {
+            return;
+        };
         if session.counted {
             return;
         }
@@ -83,7 +87,12 @@ impl Room {
             };
         }
         let view = session.view(self);
-        if self.commit(Record::Session { session: Some(session) }).is_ok() {
+        if self
+            .commit(Record::Session {
+                session: Some(session),
+            })
+            .is_ok()
+        {
             self.emit(Event::Session(view));
         }
     }
@@ -94,7 +103,11 @@ impl Room {
         if !self.game.as_ref().is_some_and(Game::is_over) {
             return reject(ErrorCode::NotFinished, "a rematch starts after a result");
         }
-        let first_seat = if self.settings.rotate_first_seat { (self.first_seat + 1) & 3 } else { self.first_seat };
+        let first_seat = if self.settings.rotate_first_seat {
+            (self.first_seat + 1) & 3
+        } else {
+            self.first_seat
+        };
         let mut seat_moves = None;
         if let Some(mut session) = self.session.clone() {
             if session.finished() {
@@ -110,13 +123,22 @@ impl Room {
                 self.permute_seat_proofs(moves);
                 seat_moves = Some(moves);
             }
-            self.commit(Record::Session { session: Some(session) })?;
+            self.commit(Record::Session {
+                session: Some(session),
+            })?;
         }
-        self.commit(Record::GameStarted { seed: rand::random(), first_seat })?;
+        self.commit(Record::GameStarted {
+            seed: rand::random(),
+            first_seat,
+        })?;
         self.finished_since = None;
         let seats = self.seat_views();
         let game = self.game_view().expect("a game just began");
-        self.emit(Event::Rematch { seats, game, seat_moves });
+        self.emit(Event::Rematch {
+            seats,
+            game,
+            seat_moves,
+        });
         if let Some(session) = &self.session {
             let view = session.view(self);
             self.emit(Event::Session(view));

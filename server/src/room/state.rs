@@ -212,8 +212,14 @@ impl Room {
             finished_since: None,
         };
         let at = crate::storage::writer::now_ms();
-        room.writes.push(Write::CreateRoom { room: room.id.clone(), at });
-        let created = Record::Created { settings: room.settings.clone(), host_token: room.host_token.clone() };
+        room.writes.push(Write::CreateRoom {
+            room: room.id.clone(),
+            at,
+        });
+        let created = Record::Created {
+            settings: room.settings.clone(),
+            host_token: room.host_token.clone(),
+        };
         let _ = room.commit(created);
         room
     }
@@ -221,7 +227,7 @@ impl Room {
     /// Rebuilds a room from what storage kept: its records applied in order, its recent events
     /// for resync. `stopped_at` is when the previous run was last alive (ms since the epoch).
     pub(super) fn restore(
-        log: RoomLog,
+        log: &RoomLog,
         context: RoomContext,
         inbox: &mpsc::Sender<Command>,
         stopped_at: u64,
@@ -230,10 +236,14 @@ impl Room {
         let mut room = Room::new(log.id.clone(), defaults, context, inbox);
         room.writes.clear();
         room.replaying = true;
-        room.replay = Some(Replay { base: Instant::now(), stopped_at, at: stopped_at });
+        room.replay = Some(Replay {
+            base: Instant::now(),
+            stopped_at,
+            at: stopped_at,
+        });
         for (at, body) in &log.records {
-            let record: Record =
-                serde_json::from_str(body).map_err(|e| format!("room {}: record {body:?}: {e}", log.id))?;
+            let record: Record = serde_json::from_str(body)
+                .map_err(|e| format!("room {}: record {body:?}: {e}", log.id))?;
             if let Some(replay) = &mut room.replay {
                 replay.at = *at;
             }
@@ -250,7 +260,11 @@ impl Room {
                 }
                 None => None,
             };
-            room.history.push_back(Logged { v: event.v, public: Utf8Bytes::from(event.public.clone()), private });
+            room.history.push_back(Logged {
+                v: event.v,
+                public: Utf8Bytes::from(event.public.clone()),
+                private,
+            });
         }
         room.version = log.events.last().map_or(0, |e| e.v);
         room.durable = room.version;
@@ -307,7 +321,10 @@ impl Room {
                     conn.outbox.close(1001, "the room has closed");
                 }
                 let at = crate::storage::writer::now_ms();
-                let close = Write::CloseRoom { room: self.id.clone(), at };
+                let close = Write::CloseRoom {
+                    room: self.id.clone(),
+                    at,
+                };
                 self.context.storage.write(vec![close], None);
                 break;
             }
@@ -330,8 +347,14 @@ impl Room {
                 .filter(|a| !a.grace_over)
                 .map(|a| a.deadline),
         );
-        deadlines.extend(self.empty_since.map(|since| since + self.context.config.idle_room()));
-        deadlines.extend(self.finished_since.map(|since| since + self.context.config.finished_room()));
+        deadlines.extend(
+            self.empty_since
+                .map(|since| since + self.context.config.idle_room()),
+        );
+        deadlines.extend(
+            self.finished_since
+                .map(|since| since + self.context.config.finished_room()),
+        );
         deadlines.into_iter().min()
     }
 
@@ -339,10 +362,16 @@ impl Room {
     fn on_timer(&mut self, now: Instant) {
         self.grace_timers(now);
         self.clock_timers(now);
-        if self.empty_since.is_some_and(|since| now >= since + self.context.config.idle_room()) {
+        if self
+            .empty_since
+            .is_some_and(|since| now >= since + self.context.config.idle_room())
+        {
             self.closing = true;
         }
-        if self.finished_since.is_some_and(|since| now >= since + self.context.config.finished_room()) {
+        if self
+            .finished_since
+            .is_some_and(|since| now >= since + self.context.config.finished_room())
+        {
             self.closing = true;
         }
     }
@@ -630,7 +659,12 @@ impl Room {
     pub(super) fn game_view(&self) -> Option<fourkings_protocol::GameView> {
         let game = self.game.as_ref()?;
         let clock = self.clocks.view(self.now());
-        Some(views::game_view(game, self.game_id(), clock, self.first_seat))
+        Some(views::game_view(
+            game,
+            self.game_id(),
+            clock,
+            self.first_seat,
+        ))
     }
 
     fn snapshot_for(&self, conn: ConnId) -> Snapshot {
@@ -720,7 +754,9 @@ impl Room {
             event: StoredEvent {
                 v,
                 public: public.as_str().to_owned(),
-                private: private.as_ref().map(|(a, p)| (record::audience_text(*a), p.as_str().to_owned())),
+                private: private
+                    .as_ref()
+                    .map(|(a, p)| (record::audience_text(*a), p.as_str().to_owned())),
             },
         });
         self.history.push_back(Logged { v, public, private });
@@ -786,7 +822,8 @@ impl Room {
     /// Sends `frame` to `conn` now, or once every event it may reflect is durable.
     fn send_frame(&mut self, conn: ConnId, frame: Utf8Bytes) {
         if self.durable < self.version || !self.held.is_empty() {
-            self.held.push_back((self.version, conn, Delivery::Frame(frame)));
+            self.held
+                .push_back((self.version, conn, Delivery::Frame(frame)));
             return;
         }
         self.deliver(conn, Delivery::Frame(frame));
@@ -805,7 +842,11 @@ impl Room {
     /// The writer committed everything up to `upto`: what waited for it goes out, in order.
     fn made_durable(&mut self, upto: u64) {
         self.durable = self.durable.max(upto);
-        while self.held.front().is_some_and(|(need, _, _)| *need <= self.durable) {
+        while self
+            .held
+            .front()
+            .is_some_and(|(need, _, _)| *need <= self.durable)
+        {
             if let Some((_, conn, delivery)) = self.held.pop_front() {
                 self.deliver(conn, delivery);
             }
@@ -818,7 +859,9 @@ impl Room {
             return;
         }
         let writes = std::mem::take(&mut self.writes);
-        self.context.storage.write(writes, Some((self.committed_tx.clone(), self.version)));
+        self.context
+            .storage
+            .write(writes, Some((self.committed_tx.clone(), self.version)));
     }
 
     /// Connections whose queue overflowed: they are too slow and are closed; they resync when they

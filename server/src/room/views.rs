@@ -44,7 +44,11 @@ pub(crate) fn find_move(game: &Game, text: &str) -> Option<Move> {
 
 /// The walking king's move that `text` names in coordinate form.
 pub(crate) fn find_walking_move(game: &Game, text: &str) -> Option<Move> {
-    game.position().legal_moves().iter().copied().find(|&mv| coordinate(mv) == text)
+    game.position()
+        .legal_moves()
+        .iter()
+        .copied()
+        .find(|&mv| coordinate(mv) == text)
 }
 
 fn seats_of_armies(game: &Game, armies: impl Iterator<Item = Army>) -> Vec<SeatIndex> {

@@ -31,10 +31,16 @@ impl Storage for MemoryStorage {
             .filter_map(|id| self.rooms.get(id))
             .map(|log| {
                 let skip = log.events.len().saturating_sub(events_per_room);
-                RoomLog { events: log.events[skip..].to_vec(), ..log.clone() }
+                RoomLog {
+                    events: log.events[skip..].to_vec(),
+                    ..log.clone()
+                }
             })
             .collect();
-        Ok(Loaded { rooms, alive_at: self.alive_at })
+        Ok(Loaded {
+            rooms,
+            alive_at: self.alive_at,
+        })
     }
 
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
@@ -42,7 +48,13 @@ impl Storage for MemoryStorage {
             match write {
                 Write::CreateRoom { room, .. } => {
                     self.order.push(room.clone());
-                    self.rooms.insert(room.clone(), RoomLog { id: room.clone(), ..RoomLog::default() });
+                    self.rooms.insert(
+                        room.clone(),
+                        RoomLog {
+                            id: room.clone(),
+                            ..RoomLog::default()
+                        },
+                    );
                 }
                 Write::Record { room, at, body } => {
                     if let Some(log) = self.rooms.get_mut(room) {

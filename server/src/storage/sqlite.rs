@@ -64,7 +64,9 @@ pub struct SqliteStorage {
 
 impl std::fmt::Debug for SqliteStorage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStorage").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("SqliteStorage")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
 }
 
@@ -73,20 +75,33 @@ impl SqliteStorage {
     /// database this build understands, and bringing its schema up to date.
     pub fn open(path: &Path, sync: Sync) -> Result<SqliteStorage, StorageError> {
         let name = path.display().to_string();
-        let file_error = |problem: String| StorageError::File { path: name.clone(), problem };
+        let file_error = |problem: String| StorageError::File {
+            path: name.clone(),
+            problem,
+        };
         let exists = path.exists();
         if exists {
             let meta = std::fs::metadata(path).map_err(|e| file_error(e.to_string()))?;
             if !meta.is_file() {
                 return Err(file_error("is not a file".into()));
             }
-            if meta.permissions().readonly() || std::fs::OpenOptions::new().write(true).open(path).is_err() {
-                return Err(file_error("is read-only: the server must be able to write it".into()));
+            if meta.permissions().readonly()
+                || std::fs::OpenOptions::new().write(true).open(path).is_err()
+            {
+                return Err(file_error(
+                    "is read-only: the server must be able to write it".into(),
+                ));
             }
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let connection = Connection::open_with_flags(path, flags).map_err(|e| file_error(e.to_string()))?;
-        let storage = SqliteStorage { connection, path: path.to_owned() };
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let connection =
+            Connection::open_with_flags(path, flags).map_err(|e| file_error(e.to_string()))?;
+        let storage = SqliteStorage {
+            connection,
+            path: path.to_owned(),
+        };
         storage.check(exists).map_err(file_error)?;
         storage.configure(sync).map_err(file_error)?;
         storage.migrate().map_err(file_error)?;
@@ -98,7 +113,10 @@ impl SqliteStorage {
         let version: i64 = self
             .connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(|e| format!("is not a usable SQLite database ({e})"))?;
+            .map_err(|e| match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::DatabaseCorrupt) => format!("is damaged ({e})"),
+                _ => format!("is not a usable SQLite database ({e})"),
+            })?;
         if version > MIGRATIONS.len() as i64 {
             return Err(format!(
                 "was written by a newer version of Four Kings (schema {version}; this build knows up to {})",
@@ -122,7 +140,9 @@ impl SqliteStorage {
 
     fn has_tables(&self) -> Result<bool, String> {
         self.connection
-            .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get::<_, i64>(0))
+            .query_row("SELECT count(*) FROM sqlite_master", [], |row| {
+                row.get::<_, i64>(0)
+            })
             .map(|n| n > 0)
             .map_err(|e| e.to_string())
     }
@@ -140,10 +160,14 @@ impl SqliteStorage {
             Sync::Normal => "NORMAL",
         };
         self.connection
-            .execute_batch(&format!("PRAGMA synchronous = {synchronous}; PRAGMA foreign_keys = ON;"))
+            .execute_batch(&format!(
+                "PRAGMA synchronous = {synchronous}; PRAGMA foreign_keys = ON;"
+            ))
             .map_err(|e| e.to_string())?;
         // A write proves the file and its directory (for the WAL) are writable.
-        self.connection.execute_batch("BEGIN IMMEDIATE; ROLLBACK;").map_err(|e| format!("cannot be written ({e})"))
+        self.connection
+            .execute_batch("BEGIN IMMEDIATE; ROLLBACK;")
+            .map_err(|e| format!("cannot be written ({e})"))
     }
 
     /// Applies the migrations the file has not had, each in its own transaction.
@@ -153,12 +177,19 @@ impl SqliteStorage {
             .query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))
             .map_err(|e| e.to_string())? as usize;
         for (i, migration) in MIGRATIONS.iter().enumerate().skip(version) {
-            let sql = format!("BEGIN; {migration}; PRAGMA user_version = {}; COMMIT;", i + 1);
-            self.connection.execute_batch(&sql).map_err(|e| format!("migration {} failed: {e}", i + 1))?;
+            let sql = format!(
+                "BEGIN; {migration}; PRAGMA user_version = {}; COMMIT;",
+                i + 1
+            );
+            self.connection
+                .execute_batch(&sql)
+                .map_err(|e| format!("migration {} failed: {e}", i + 1))?;
         }
         Ok(())
     }
 
+    // Taken by value so that it reads `map_err(Self::db)`.
+    #[allow(clippy::needless_pass_by_value)]
     fn db(e: rusqlite::Error) -> StorageError {
         StorageError::Database(e.to_string())
     }
@@ -167,20 +198,30 @@ impl SqliteStorage {
 impl Storage for SqliteStorage {
     fn load(&mut self, events_per_room: usize) -> Result<Loaded, StorageError> {
         let c = &self.connection;
-        let alive_at: Option<i64> =
-            c.query_row("SELECT at FROM alive WHERE id = 1", [], |row| row.get(0)).optional().map_err(Self::db)?;
-        let mut rooms_query =
-            c.prepare("SELECT id FROM rooms WHERE closed_at IS NULL ORDER BY created_at, id").map_err(Self::db)?;
-        let ids: Vec<String> =
-            rooms_query.query_map([], |row| row.get(0)).map_err(Self::db)?.collect::<Result<_, _>>().map_err(Self::db)?;
-        let mut records_query = c.prepare("SELECT at, body FROM records WHERE room = ?1 ORDER BY id").map_err(Self::db)?;
+        let alive_at: Option<i64> = c
+            .query_row("SELECT at FROM alive WHERE id = 1", [], |row| row.get(0))
+            .optional()
+            .map_err(Self::db)?;
+        let mut rooms_query = c
+            .prepare("SELECT id FROM rooms WHERE closed_at IS NULL ORDER BY created_at, id")
+            .map_err(Self::db)?;
+        let ids: Vec<String> = rooms_query
+            .query_map([], |row| row.get(0))
+            .map_err(Self::db)?
+            .collect::<Result<_, _>>()
+            .map_err(Self::db)?;
+        let mut records_query = c
+            .prepare("SELECT at, body FROM records WHERE room = ?1 ORDER BY id")
+            .map_err(Self::db)?;
         let mut events_query = c
             .prepare("SELECT v, public, audience, private FROM events WHERE room = ?1 ORDER BY v DESC LIMIT ?2")
             .map_err(Self::db)?;
         let mut rooms = Vec::with_capacity(ids.len());
         for id in ids {
             let records = records_query
-                .query_map([&id], |row| Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?)))
+                .query_map([&id], |row| {
+                    Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?))
+                })
                 .map_err(Self::db)?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(Self::db)?;
@@ -198,30 +239,46 @@ impl Storage for SqliteStorage {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(Self::db)?;
             events.reverse();
-            rooms.push(RoomLog { id, records, events });
+            rooms.push(RoomLog {
+                id,
+                records,
+                events,
+            });
         }
-        Ok(Loaded { rooms, alive_at: alive_at.map(|a| a as u64) })
+        Ok(Loaded {
+            rooms,
+            alive_at: alive_at.map(|a| a as u64),
+        })
     }
 
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
         let tx = self.connection.transaction().map_err(Self::db)?;
         {
-            let mut record = tx.prepare_cached("INSERT INTO records (room, at, body) VALUES (?1, ?2, ?3)").map_err(Self::db)?;
+            let mut record = tx
+                .prepare_cached("INSERT INTO records (room, at, body) VALUES (?1, ?2, ?3)")
+                .map_err(Self::db)?;
             let mut event = tx
                 .prepare_cached("INSERT INTO events (room, v, public, audience, private) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .map_err(Self::db)?;
             for write in writes {
                 match write {
                     Write::CreateRoom { room, at } => {
-                        tx.execute("INSERT INTO rooms (id, created_at) VALUES (?1, ?2)", params![room, *at as i64])
-                            .map_err(Self::db)?;
+                        tx.execute(
+                            "INSERT INTO rooms (id, created_at) VALUES (?1, ?2)",
+                            params![room, *at as i64],
+                        )
+                        .map_err(Self::db)?;
                     }
                     Write::Record { room, at, body } => {
-                        record.execute(params![room, *at as i64, body]).map_err(Self::db)?;
+                        record
+                            .execute(params![room, *at as i64, body])
+                            .map_err(Self::db)?;
                     }
                     Write::Event { room, event: e } => {
                         let (audience, private) = e.private.clone().unzip();
-                        event.execute(params![room, e.v as i64, e.public, audience, private]).map_err(Self::db)?;
+                        event
+                            .execute(params![room, e.v as i64, e.public, audience, private])
+                            .map_err(Self::db)?;
                     }
                     Write::Archive(game) => {
                         tx.execute(
@@ -241,15 +298,23 @@ impl Storage for SqliteStorage {
                         .map_err(Self::db)?;
                     }
                     Write::CloseRoom { room, at } => {
-                        tx.execute("UPDATE rooms SET closed_at = ?2 WHERE id = ?1", params![room, *at as i64])
-                            .map_err(Self::db)?;
+                        tx.execute(
+                            "UPDATE rooms SET closed_at = ?2 WHERE id = ?1",
+                            params![room, *at as i64],
+                        )
+                        .map_err(Self::db)?;
                         // What a closed room needed to come back is no longer needed; its games stay.
-                        tx.execute("DELETE FROM records WHERE room = ?1", [room]).map_err(Self::db)?;
-                        tx.execute("DELETE FROM events WHERE room = ?1", [room]).map_err(Self::db)?;
+                        tx.execute("DELETE FROM records WHERE room = ?1", [room])
+                            .map_err(Self::db)?;
+                        tx.execute("DELETE FROM events WHERE room = ?1", [room])
+                            .map_err(Self::db)?;
                     }
                     Write::Alive { at } => {
-                        tx.execute("INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?1)", [*at as i64])
-                            .map_err(Self::db)?;
+                        tx.execute(
+                            "INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?1)",
+                            [*at as i64],
+                        )
+                        .map_err(Self::db)?;
                     }
                 }
             }
@@ -285,7 +350,8 @@ mod tests {
     use super::*;
 
     fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("fourkings-sqlite-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("fourkings-sqlite-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir.join("rooms.db")
@@ -296,9 +362,23 @@ mod tests {
         let path = temp("reopen");
         let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
         db.write(&[
-            Write::CreateRoom { room: "r1".into(), at: 1 },
-            Write::Record { room: "r1".into(), at: 2, body: "{\"a\":1}".into() },
-            Write::Event { room: "r1".into(), event: StoredEvent { v: 1, public: "p".into(), private: Some(("seats:1".into(), "q".into())) } },
+            Write::CreateRoom {
+                room: "r1".into(),
+                at: 1,
+            },
+            Write::Record {
+                room: "r1".into(),
+                at: 2,
+                body: "{\"a\":1}".into(),
+            },
+            Write::Event {
+                room: "r1".into(),
+                event: StoredEvent {
+                    v: 1,
+                    public: "p".into(),
+                    private: Some(("seats:1".into(), "q".into())),
+                },
+            },
             Write::Alive { at: 9 },
         ])
         .unwrap();
@@ -308,8 +388,15 @@ mod tests {
         assert_eq!(loaded.alive_at, Some(9));
         assert_eq!(loaded.rooms.len(), 1);
         assert_eq!(loaded.rooms[0].records, vec![(2, "{\"a\":1}".to_owned())]);
-        assert_eq!(loaded.rooms[0].events[0].private, Some(("seats:1".into(), "q".into())));
-        db.write(&[Write::CloseRoom { room: "r1".into(), at: 10 }]).unwrap();
+        assert_eq!(
+            loaded.rooms[0].events[0].private,
+            Some(("seats:1".into(), "q".into()))
+        );
+        db.write(&[Write::CloseRoom {
+            room: "r1".into(),
+            at: 10,
+        }])
+        .unwrap();
         assert!(db.load(10).unwrap().rooms.is_empty());
     }
 
@@ -317,11 +404,22 @@ mod tests {
     fn a_failed_batch_writes_nothing() {
         let path = temp("atomic");
         let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
-        db.write(&[Write::CreateRoom { room: "r1".into(), at: 1 }]).unwrap();
+        db.write(&[Write::CreateRoom {
+            room: "r1".into(),
+            at: 1,
+        }])
+        .unwrap();
         // The second room id repeats the first: the whole batch fails.
         let result = db.write(&[
-            Write::Record { room: "r1".into(), at: 2, body: "x".into() },
-            Write::CreateRoom { room: "r1".into(), at: 3 },
+            Write::Record {
+                room: "r1".into(),
+                at: 2,
+                body: "x".into(),
+            },
+            Write::CreateRoom {
+                room: "r1".into(),
+                at: 3,
+            },
         ]);
         assert!(result.is_err());
         assert!(db.load(10).unwrap().rooms[0].records.is_empty());

@@ -16,9 +16,15 @@ const MAX_BATCH: usize = 512;
 /// What the writer thread takes.
 enum Request {
     /// Writes for one room; when committed, `upto` is sent to `durable`.
-    Write { writes: Vec<Write>, durable: Option<(mpsc::UnboundedSender<u64>, u64)> },
+    Write {
+        writes: Vec<Write>,
+        durable: Option<(mpsc::UnboundedSender<u64>, u64)>,
+    },
     /// Reads an archived game.
-    Game { id: String, reply: oneshot::Sender<Result<Option<ArchivedGame>, StorageError>> },
+    Game {
+        id: String,
+        reply: oneshot::Sender<Result<Option<ArchivedGame>, StorageError>>,
+    },
     /// Flushes and ends the thread.
     Stop { done: oneshot::Sender<()> },
 }
@@ -41,17 +47,32 @@ impl StorageHandle {
     }
 
     /// Queues `writes`; once they are committed, `upto` is sent to `durable`. Never blocks.
-    pub(crate) fn write(&self, writes: Vec<Write>, durable: Option<(mpsc::UnboundedSender<u64>, u64)>) {
+    pub(crate) fn write(
+        &self,
+        writes: Vec<Write>,
+        durable: Option<(mpsc::UnboundedSender<u64>, u64)>,
+    ) {
         let _ = self.tx.send(Request::Write { writes, durable });
     }
 
     /// Reads an archived game.
     pub(crate) async fn game(&self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
         let (reply, answer) = oneshot::channel();
-        if self.tx.send(Request::Game { id: id.to_owned(), reply }).is_err() {
-            return Err(StorageError::Database("the storage thread has stopped".into()));
+        if self
+            .tx
+            .send(Request::Game {
+                id: id.to_owned(),
+                reply,
+            })
+            .is_err()
+        {
+            return Err(StorageError::Database(
+                "the storage thread has stopped".into(),
+            ));
         }
-        answer.await.map_err(|_| StorageError::Database("the storage thread has stopped".into()))?
+        answer
+            .await
+            .map_err(|_| StorageError::Database("the storage thread has stopped".into()))?
     }
 
     /// Commits what is queued and stops the thread.
@@ -120,5 +141,7 @@ fn run(storage: &mut dyn Storage, rx: &std_mpsc::Receiver<Request>) {
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }

@@ -1,0 +1,418 @@
+//! Issue 6, items 1, 3 and 5: nothing is seen before it is stored, group commit, the archive of
+//! finished games, and a bad database file stops the start-up.
+
+use std::process::Command;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use fourkings_engine::notation::{read_pgn, read_pgn4};
+use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
+use fourkings_server::storage::memory::MemoryStorage;
+use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
+use fourkings_tests::{ServerProcess, Table, TestServer, fourkings_binary};
+
+/// Memory storage whose writes can be held at a gate, and which remembers every batch.
+#[derive(Clone, Default)]
+struct Gated {
+    inner: Arc<Mutex<MemoryStorage>>,
+    open: Arc<(Mutex<bool>, Condvar)>,
+    batches: Arc<Mutex<Vec<Vec<Write>>>>,
+}
+
+impl Gated {
+    fn new() -> Gated {
+        let gated = Gated::default();
+        *gated.open.0.lock().unwrap() = true;
+        gated
+    }
+
+    fn set_open(&self, open: bool) {
+        *self.open.0.lock().unwrap() = open;
+        self.open.1.notify_all();
+    }
+
+    /// The records stored so far, as text.
+    fn stored_records(&self) -> Vec<String> {
+        self.batches
+            .lock()
+            .unwrap()
+            .iter()
+            .flatten()
+            .filter_map(|w| match w {
+                Write::Record { body, .. } => Some(body.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+impl Storage for Gated {
+    fn load(&mut self, events_per_room: usize) -> Result<Loaded, StorageError> {
+        self.inner.lock().unwrap().load(events_per_room)
+    }
+
+    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
+        let (lock, ready) = &*self.open;
+        let mut open = lock.lock().unwrap();
+        while !*open {
+            open = ready.wait(open).unwrap();
+        }
+        drop(open);
+        self.batches.lock().unwrap().push(writes.to_vec());
+        self.inner.lock().unwrap().write(writes)
+    }
+
+    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
+        self.inner.lock().unwrap().game(id)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_is_seen_before_it_is_stored() {
+    let storage = Gated::new();
+    let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    for player in &mut table.players {
+        player.drain().await;
+    }
+    // The disk stalls: Red's move is accepted by the room, but neither the ack nor the diff may
+    // reach anyone until it is stored.
+    storage.set_open(false);
+    let token = table.tokens[0].clone();
+    let req = table.players[0].req();
+    table.players[0]
+        .send(&ClientMessage::Move {
+            req,
+            seat: 0,
+            token,
+            ply: 0,
+            mv: "h2h4".into(),
+        })
+        .await;
+    for player in &mut table.players {
+        assert!(
+            player.quiet_for(Duration::from_millis(300)).await.is_none(),
+            "nothing before it is stored"
+        );
+    }
+    assert!(!storage.stored_records().iter().any(|r| r.contains("h2h4")));
+    storage.set_open(true);
+    assert!(matches!(
+        table.players[0].answer(req).await,
+        ServerMessage::Ack { .. }
+    ));
+    assert!(
+        storage.stored_records().iter().any(|r| r.contains("h2h4")),
+        "stored before the ack"
+    );
+    table.players[2]
+        .event_where(|_, e| matches!(e, Event::Moved(_)).then_some(()))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_transaction_commits_the_records_of_many_rooms() {
+    let storage = Gated::new();
+    let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
+    let mut tables = Vec::new();
+    for _ in 0..5 {
+        tables.push(Table::seat_four(&server, &SettingsPatch::default(), true).await);
+    }
+    storage.set_open(false);
+    let mut waiting = Vec::new();
+    for table in &mut tables {
+        let token = table.tokens[0].clone();
+        let req = table.players[0].req();
+        table.players[0]
+            .send(&ClientMessage::Move {
+                req,
+                seat: 0,
+                token,
+                ply: 0,
+                mv: "h2h4".into(),
+            })
+            .await;
+        waiting.push(req);
+    }
+    // Give the rooms time to hand their records over while the writer is held.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    storage.set_open(true);
+    for (table, req) in tables.iter_mut().zip(waiting) {
+        assert!(matches!(
+            table.players[0].answer(req).await,
+            ServerMessage::Ack { .. }
+        ));
+    }
+    let batches = storage.batches.lock().unwrap();
+    let rooms_in_batch = |batch: &Vec<Write>| {
+        let mut rooms: Vec<&str> = batch
+            .iter()
+            .filter_map(|w| match w {
+                Write::Record { room, body, .. } if body.contains("h2h4") => Some(room.as_str()),
+                _ => None,
+            })
+            .collect();
+        rooms.dedup();
+        rooms.len()
+    };
+    let most = batches.iter().map(rooms_in_batch).max().unwrap_or(0);
+    assert!(
+        most >= 2,
+        "the moves of several rooms share one transaction (most in one: {most})"
+    );
+}
+
+#[tokio::test]
+async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone() {
+    let server = TestServer::with(|c| c.finished_room_seconds = 0.3).await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7"), (2, "g13g12")]
+        .into_iter()
+        .enumerate()
+    {
+        assert!(matches!(
+            table.play(seat, ply as u32, mv).await,
+            ServerMessage::Ack { .. }
+        ));
+    }
+    let token = table.tokens[3].clone();
+    table.players[3]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: 3,
+            token,
+        })
+        .await;
+    let game = table.players[0]
+        .event_where(|_, e| match e {
+            Event::GameChanged { game, .. } if game.result.is_some() => Some(game.clone()),
+            _ => None,
+        })
+        .await;
+    let path = format!("/api/games/{}.pgn4", game.id);
+    let response = server.get(&path).await;
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    let pgn = read_pgn4(&text).expect("the archive is valid PGN4");
+    assert_eq!(
+        pgn.game.plies().map(|p| p.text.clone()).collect::<Vec<_>>(),
+        game.moves
+    );
+    assert!(text.contains("[Red \"player 0\"]"), "{text}");
+    assert!(
+        pgn.game.is_over(),
+        "the resignation is in the record:\n{text}"
+    );
+    // Wrong extension, unknown game: 404.
+    assert_eq!(
+        server
+            .get(&format!("/api/games/{}.pgn", game.id))
+            .await
+            .status(),
+        404
+    );
+    assert_eq!(
+        server.get("/api/games/0000000000000-1.pgn4").await.status(),
+        404
+    );
+    assert_eq!(server.get("/api/games/../etc.pgn4").await.status(), 404);
+    // The room leaves memory after the configured time; the game stays.
+    let room_path = format!("/api/rooms/{}", table.room.id);
+    let mut gone = false;
+    for _ in 0..40 {
+        // Polls at a bounded pace: a room leaving memory sends no event to await.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if server.get(&room_path).await.status() == 404 {
+            gone = true;
+            break;
+        }
+    }
+    assert!(gone, "the finished room left memory");
+    assert_eq!(
+        server.get(&path).await.status(),
+        200,
+        "its game is still downloadable"
+    );
+}
+
+#[tokio::test]
+async fn duo_games_are_archived_as_pgn() {
+    let server = TestServer::start().await;
+    let duo = SettingsPatch {
+        preset: Some("duo".into()),
+        ..SettingsPatch::default()
+    };
+    let mut table = Table::seat_four(&server, &duo, true).await;
+    for (ply, (seat, mv)) in [(0u8, "e2e4"), (1, "e7e5"), (2, "g1f3")]
+        .into_iter()
+        .enumerate()
+    {
+        assert!(matches!(
+            table.play(seat, ply as u32, mv).await,
+            ServerMessage::Ack { .. }
+        ));
+    }
+    let token = table.tokens[3].clone();
+    table.players[3]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: 3,
+            token,
+        })
+        .await;
+    let game = table.players[0]
+        .event_where(|_, e| match e {
+            Event::GameChanged { game, .. } if game.result.is_some() => Some(game.clone()),
+            _ => None,
+        })
+        .await;
+    assert_eq!(game.result.as_ref().unwrap().reason, "resignation");
+    let text = server
+        .get(&format!("/api/games/{}.pgn", game.id))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let pgn = read_pgn(&text).expect("the archive is valid PGN");
+    assert!(text.contains("1. e4 e5 2. Nf3"), "{text}");
+    assert!(text.contains("[White \"player 0 & player 2\"]"), "{text}");
+    assert!(pgn.game.is_over());
+    assert_eq!(
+        server
+            .get(&format!("/api/games/{}.pgn4", game.id))
+            .await
+            .status(),
+        404
+    );
+}
+
+/// Starts the binary on `path` and returns its exit status and standard error.
+fn start_on(path: &std::path::Path) -> (bool, String) {
+    let output = Command::new(fourkings_binary())
+        .args(["serve", "--addr", "127.0.0.1:0", "--database"])
+        .arg(path)
+        .env("FOURKINGS_SHUTDOWN_SECONDS", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the binary runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("fourkings-bad-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A database made by a real server, with one room in it.
+fn real_database(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("rooms.db");
+    let database = path.to_str().unwrap().to_owned();
+    let mut server = ServerProcess::spawn(
+        &["serve", "--addr", "127.0.0.1:0"],
+        &[("FOURKINGS_DATABASE", &database)],
+    );
+    let status = Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-X",
+            "POST",
+            &format!("{}/api/rooms", server.base),
+        ])
+        .status();
+    assert!(status.is_ok_and(|s| s.success()));
+    assert!(server.signal_and_wait("TERM").success());
+    path
+}
+
+#[test]
+fn a_bad_database_file_stops_the_start_and_is_left_as_it_was() {
+    // Each case: the file, and words the error must contain besides the file's name.
+    let mut cases: Vec<(std::path::PathBuf, &str)> = Vec::new();
+    let dir = temp_dir("garbage");
+    let garbage = dir.join("rooms.db");
+    std::fs::write(
+        &garbage,
+        b"this is not a database, just text that happens to be here".repeat(100),
+    )
+    .unwrap();
+    cases.push((garbage, "not a usable SQLite database"));
+
+    let dir = temp_dir("truncated");
+    let truncated = real_database(&dir);
+    let bytes = std::fs::read(&truncated).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let _ = std::fs::remove_file(dir.join("rooms.db-wal"));
+    cases.push((truncated, "damaged"));
+
+    let dir = temp_dir("newer");
+    let newer = real_database(&dir);
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 99;")
+        .unwrap();
+    cases.push((newer, "newer version"));
+
+    let dir = temp_dir("readonly");
+    let readonly = real_database(&dir);
+    let mut permissions = std::fs::metadata(&readonly).unwrap().permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&readonly, permissions).unwrap();
+    cases.push((readonly, "read-only"));
+
+    let dir = temp_dir("foreign");
+    let foreign = dir.join("rooms.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE recipes (name TEXT);")
+        .unwrap();
+    cases.push((foreign, "something else"));
+
+    for (path, words) in cases {
+        let before = std::fs::read(&path).unwrap();
+        let (ok, stderr) = start_on(&path);
+        assert!(!ok, "{}: the server must not start", path.display());
+        assert!(
+            stderr.contains(&path.display().to_string()),
+            "names the file: {stderr}"
+        );
+        assert!(
+            stderr.contains(words),
+            "says what is wrong ({words}): {stderr}"
+        );
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "{}: left as it was",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn a_missing_database_is_created_and_migrated() {
+    let dir = temp_dir("fresh");
+    let path = dir.join("new.db");
+    let database = path.to_str().unwrap().to_owned();
+    let mut server = ServerProcess::spawn(
+        &["serve", "--addr", "127.0.0.1:0"],
+        &[("FOURKINGS_DATABASE", &database)],
+    );
+    assert!(server.signal_and_wait("TERM").success());
+    let version: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert!(version >= 1);
+    let mode: String = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+}
