@@ -116,7 +116,7 @@ impl Server {
         strategy: Arc<dyn Strategy>,
         mut store: Box<dyn Storage>,
     ) -> Result<Server, StartError> {
-        let loaded = store.load(config.event_history)?;
+        let loaded = store.load()?;
         let listener =
             TcpListener::bind(config.addr)
                 .await

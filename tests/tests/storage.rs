@@ -47,8 +47,8 @@ impl Gated {
 }
 
 impl Storage for Gated {
-    fn load(&mut self, events_per_room: usize) -> Result<Loaded, StorageError> {
-        self.inner.lock().unwrap().load(events_per_room)
+    fn load(&mut self) -> Result<Loaded, StorageError> {
+        self.inner.lock().unwrap().load()
     }
 
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {

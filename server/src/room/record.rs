@@ -169,24 +169,3 @@ impl From<StoredAudience> for Audience {
         }
     }
 }
-
-/// An audience in the text form the events table keeps.
-pub(crate) fn audience_text(audience: Audience) -> String {
-    match audience {
-        Audience::Everyone => "everyone".to_owned(),
-        Audience::Spectators => "spectators".to_owned(),
-        Audience::Seats(mask) => format!("seats:{mask}"),
-    }
-}
-
-/// The audience of [`audience_text`].
-pub(crate) fn parse_audience(text: &str) -> Option<Audience> {
-    match text {
-        "everyone" => Some(Audience::Everyone),
-        "spectators" => Some(Audience::Spectators),
-        other => other
-            .strip_prefix("seats:")
-            .and_then(|m| m.parse().ok())
-            .map(Audience::Seats),
-    }
-}

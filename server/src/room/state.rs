@@ -13,12 +13,12 @@ use tokio::time::Instant;
 
 use super::clock::Clocks;
 use super::presence::Absence;
-use super::record::{self, Record, StoredAbsence};
+use super::record::{Record, StoredAbsence};
 use super::session::Session;
 use super::{Command, RoomContext, rules, views};
 use crate::connection::{ConnId, Outbox};
 use crate::ids::{new_token, token_matches};
-use crate::storage::{RoomLog, StoredEvent, Write};
+use crate::storage::{RoomLog, Write};
 
 /// Who sits in a seat.
 #[derive(Clone, Debug)]
@@ -251,22 +251,8 @@ impl Room {
                 format!("room {}: {record:?}: {} ({message})", log.id, code.as_str())
             })?;
         }
-        for event in &log.events {
-            let private = match &event.private {
-                Some((audience, body)) => {
-                    let audience = record::parse_audience(audience)
-                        .ok_or_else(|| format!("room {}: audience {audience:?}", log.id))?;
-                    Some((audience, Utf8Bytes::from(body.clone())))
-                }
-                None => None,
-            };
-            room.history.push_back(Logged {
-                v: event.v,
-                public: Utf8Bytes::from(event.public.clone()),
-                private,
-            });
-        }
-        room.version = log.events.last().map_or(0, |e| e.v);
+        // Published events are not stored: a client behind this version gets a snapshot.
+        room.version = log.version;
         room.durable = room.version;
         room.archived = room.game.as_ref().is_some_and(Game::is_over);
         room.replaying = false;
@@ -749,16 +735,6 @@ impl Room {
         let public = encode(&ServerMessage::Event { v, event });
         let private =
             private.map(|(audience, event)| (audience, encode(&ServerMessage::Event { v, event })));
-        self.writes.push(Write::Event {
-            room: self.id.clone(),
-            event: StoredEvent {
-                v,
-                public: public.as_str().to_owned(),
-                private: private
-                    .as_ref()
-                    .map(|(a, p)| (record::audience_text(*a), p.as_str().to_owned())),
-            },
-        });
         self.history.push_back(Logged { v, public, private });
         while self.history.len() > self.context.config.event_history {
             self.history.pop_front();

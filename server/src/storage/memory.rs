@@ -23,19 +23,13 @@ impl MemoryStorage {
 }
 
 impl Storage for MemoryStorage {
-    fn load(&mut self, events_per_room: usize) -> Result<Loaded, StorageError> {
+    fn load(&mut self) -> Result<Loaded, StorageError> {
         let rooms = self
             .order
             .iter()
             .filter(|id| !self.closed.contains(id))
             .filter_map(|id| self.rooms.get(id))
-            .map(|log| {
-                let skip = log.events.len().saturating_sub(events_per_room);
-                RoomLog {
-                    events: log.events[skip..].to_vec(),
-                    ..log.clone()
-                }
-            })
+            .cloned()
             .collect();
         Ok(Loaded {
             rooms,
@@ -61,9 +55,9 @@ impl Storage for MemoryStorage {
                         log.records.push((*at, body.clone()));
                     }
                 }
-                Write::Event { room, event } => {
+                Write::Version { room, v } => {
                     if let Some(log) = self.rooms.get_mut(room) {
-                        log.events.push(event.clone());
+                        log.version = *v;
                     }
                 }
                 Write::Archive(game) => {

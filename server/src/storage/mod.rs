@@ -36,17 +36,6 @@ pub enum StorageError {
     Data(String),
 }
 
-/// One published room event, as stored for clients that resync after a restart.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredEvent {
-    /// Its version.
-    pub v: u64,
-    /// The message everyone receives.
-    pub public: String,
-    /// Who receives a private form instead (`everyone`, `spectators`, `seats:<mask>`), and it.
-    pub private: Option<(String, String)>,
-}
-
 /// A finished game in the archive.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArchivedGame {
@@ -75,8 +64,8 @@ pub struct RoomLog {
     pub id: String,
     /// Its records in order, each with the moment it was written (ms since the epoch).
     pub records: Vec<(u64, String)>,
-    /// Its most recent published events, oldest first.
-    pub events: Vec<StoredEvent>,
+    /// Its event version when its last records were written.
+    pub version: u64,
 }
 
 /// Everything a starting server needs back.
@@ -107,12 +96,14 @@ pub enum Write {
         /// The record, as JSON.
         body: String,
     },
-    /// A published event.
-    Event {
+    /// The room's event version after the records written with it. Published events themselves
+    /// are not stored: a client that reconnects after a restart with an older version gets a
+    /// snapshot.
+    Version {
         /// The room.
         room: String,
-        /// The event.
-        event: StoredEvent,
+        /// The version.
+        v: u64,
     },
     /// A finished game for the archive.
     Archive(ArchivedGame),
@@ -133,7 +124,7 @@ pub enum Write {
 /// Where rooms and games are kept.
 pub trait Storage: Send + 'static {
     /// Everything about the rooms still open, and when the last run was last alive.
-    fn load(&mut self, events_per_room: usize) -> Result<Loaded, StorageError>;
+    fn load(&mut self) -> Result<Loaded, StorageError>;
     /// Applies `writes` atomically: all of them or none.
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError>;
     /// An archived game.

@@ -5,16 +5,17 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use super::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, StoredEvent, Write};
+use super::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
 
 /// The schema, one migration per version: migration `i` takes the file from version `i` to
 /// `i + 1`. Never edit one that has shipped; add the next.
 const MIGRATIONS: &[&str] = &[
-    // 1: rooms, their records and published events, the archive, the liveness stamp.
+    // 1: rooms with their event version, their records, the archive, the liveness stamp.
     "CREATE TABLE rooms (
          id TEXT PRIMARY KEY,
          created_at INTEGER NOT NULL,
-         closed_at INTEGER
+         closed_at INTEGER,
+         version INTEGER NOT NULL DEFAULT 0
      );
      CREATE TABLE records (
          id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -23,14 +24,6 @@ const MIGRATIONS: &[&str] = &[
          body TEXT NOT NULL
      );
      CREATE INDEX records_by_room ON records(room, id);
-     CREATE TABLE events (
-         room TEXT NOT NULL REFERENCES rooms(id),
-         v INTEGER NOT NULL,
-         public TEXT NOT NULL,
-         audience TEXT,
-         private TEXT,
-         PRIMARY KEY (room, v)
-     );
      CREATE TABLE games (
          id TEXT PRIMARY KEY,
          room TEXT NOT NULL,
@@ -196,89 +189,47 @@ impl SqliteStorage {
 }
 
 impl Storage for SqliteStorage {
-    fn load(&mut self, events_per_room: usize) -> Result<Loaded, StorageError> {
+    fn load(&mut self) -> Result<Loaded, StorageError> {
         let c = &self.connection;
-        let alive_at: Option<i64> = c
-            .query_row("SELECT at FROM alive WHERE id = 1", [], |row| row.get(0))
-            .optional()
-            .map_err(Self::db)?;
+        let alive_at: Option<i64> =
+            c.query_row("SELECT at FROM alive WHERE id = 1", [], |row| row.get(0)).optional().map_err(Self::db)?;
         let mut rooms_query = c
-            .prepare("SELECT id FROM rooms WHERE closed_at IS NULL ORDER BY created_at, id")
+            .prepare("SELECT id, version FROM rooms WHERE closed_at IS NULL ORDER BY created_at, id")
             .map_err(Self::db)?;
-        let ids: Vec<String> = rooms_query
-            .query_map([], |row| row.get(0))
+        let ids: Vec<(String, i64)> = rooms_query
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
             .map_err(Self::db)?
             .collect::<Result<_, _>>()
             .map_err(Self::db)?;
-        let mut records_query = c
-            .prepare("SELECT at, body FROM records WHERE room = ?1 ORDER BY id")
-            .map_err(Self::db)?;
-        let mut events_query = c
-            .prepare("SELECT v, public, audience, private FROM events WHERE room = ?1 ORDER BY v DESC LIMIT ?2")
-            .map_err(Self::db)?;
+        let mut records_query = c.prepare("SELECT at, body FROM records WHERE room = ?1 ORDER BY id").map_err(Self::db)?;
         let mut rooms = Vec::with_capacity(ids.len());
-        for id in ids {
+        for (id, version) in ids {
             let records = records_query
-                .query_map([&id], |row| {
-                    Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?))
-                })
+                .query_map([&id], |row| Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?)))
                 .map_err(Self::db)?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(Self::db)?;
-            let mut events = events_query
-                .query_map(params![&id, events_per_room as i64], |row| {
-                    let audience: Option<String> = row.get(2)?;
-                    let private: Option<String> = row.get(3)?;
-                    Ok(StoredEvent {
-                        v: row.get::<_, i64>(0)? as u64,
-                        public: row.get(1)?,
-                        private: audience.zip(private),
-                    })
-                })
-                .map_err(Self::db)?
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(Self::db)?;
-            events.reverse();
-            rooms.push(RoomLog {
-                id,
-                records,
-                events,
-            });
+            rooms.push(RoomLog { id, records, version: version as u64 });
         }
-        Ok(Loaded {
-            rooms,
-            alive_at: alive_at.map(|a| a as u64),
-        })
+        Ok(Loaded { rooms, alive_at: alive_at.map(|a| a as u64) })
     }
 
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
         let tx = self.connection.transaction().map_err(Self::db)?;
         {
-            let mut record = tx
-                .prepare_cached("INSERT INTO records (room, at, body) VALUES (?1, ?2, ?3)")
-                .map_err(Self::db)?;
-            let mut event = tx
-                .prepare_cached("INSERT INTO events (room, v, public, audience, private) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .map_err(Self::db)?;
+            let mut record = tx.prepare_cached("INSERT INTO records (room, at, body) VALUES (?1, ?2, ?3)").map_err(Self::db)?;
+            let mut version = tx.prepare_cached("UPDATE rooms SET version = ?2 WHERE id = ?1").map_err(Self::db)?;
             for write in writes {
                 match write {
                     Write::CreateRoom { room, at } => {
-                        tx.execute(
-                            "INSERT INTO rooms (id, created_at) VALUES (?1, ?2)",
-                            params![room, *at as i64],
-                        )
-                        .map_err(Self::db)?;
+                        tx.execute("INSERT INTO rooms (id, created_at) VALUES (?1, ?2)", params![room, *at as i64])
+                            .map_err(Self::db)?;
                     }
                     Write::Record { room, at, body } => {
-                        record
-                            .execute(params![room, *at as i64, body])
-                            .map_err(Self::db)?;
+                        record.execute(params![room, *at as i64, body]).map_err(Self::db)?;
                     }
-                    Write::Event { room, event: e } => {
-                        let (audience, private) = e.private.clone().unzip();
-                        event
-                            .execute(params![room, e.v as i64, e.public, audience, private])
-                            .map_err(Self::db)?;
+                    Write::Version { room, v } => {
+                        version.execute(params![room, *v as i64]).map_err(Self::db)?;
                     }
                     Write::Archive(game) => {
                         tx.execute(
@@ -298,23 +249,14 @@ impl Storage for SqliteStorage {
                         .map_err(Self::db)?;
                     }
                     Write::CloseRoom { room, at } => {
-                        tx.execute(
-                            "UPDATE rooms SET closed_at = ?2 WHERE id = ?1",
-                            params![room, *at as i64],
-                        )
-                        .map_err(Self::db)?;
+                        tx.execute("UPDATE rooms SET closed_at = ?2 WHERE id = ?1", params![room, *at as i64])
+                            .map_err(Self::db)?;
                         // What a closed room needed to come back is no longer needed; its games stay.
-                        tx.execute("DELETE FROM records WHERE room = ?1", [room])
-                            .map_err(Self::db)?;
-                        tx.execute("DELETE FROM events WHERE room = ?1", [room])
-                            .map_err(Self::db)?;
+                        tx.execute("DELETE FROM records WHERE room = ?1", [room]).map_err(Self::db)?;
                     }
                     Write::Alive { at } => {
-                        tx.execute(
-                            "INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?1)",
-                            [*at as i64],
-                        )
-                        .map_err(Self::db)?;
+                        tx.execute("INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?1)", [*at as i64])
+                            .map_err(Self::db)?;
                     }
                 }
             }
@@ -362,42 +304,21 @@ mod tests {
         let path = temp("reopen");
         let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
         db.write(&[
-            Write::CreateRoom {
-                room: "r1".into(),
-                at: 1,
-            },
-            Write::Record {
-                room: "r1".into(),
-                at: 2,
-                body: "{\"a\":1}".into(),
-            },
-            Write::Event {
-                room: "r1".into(),
-                event: StoredEvent {
-                    v: 1,
-                    public: "p".into(),
-                    private: Some(("seats:1".into(), "q".into())),
-                },
-            },
+            Write::CreateRoom { room: "r1".into(), at: 1 },
+            Write::Record { room: "r1".into(), at: 2, body: "{\"a\":1}".into() },
+            Write::Version { room: "r1".into(), v: 7 },
             Write::Alive { at: 9 },
         ])
         .unwrap();
         drop(db);
         let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
-        let loaded = db.load(10).unwrap();
+        let loaded = db.load().unwrap();
         assert_eq!(loaded.alive_at, Some(9));
         assert_eq!(loaded.rooms.len(), 1);
         assert_eq!(loaded.rooms[0].records, vec![(2, "{\"a\":1}".to_owned())]);
-        assert_eq!(
-            loaded.rooms[0].events[0].private,
-            Some(("seats:1".into(), "q".into()))
-        );
-        db.write(&[Write::CloseRoom {
-            room: "r1".into(),
-            at: 10,
-        }])
-        .unwrap();
-        assert!(db.load(10).unwrap().rooms.is_empty());
+        assert_eq!(loaded.rooms[0].version, 7);
+        db.write(&[Write::CloseRoom { room: "r1".into(), at: 10 }]).unwrap();
+        assert!(db.load().unwrap().rooms.is_empty());
     }
 
     #[test]
@@ -422,6 +343,6 @@ mod tests {
             },
         ]);
         assert!(result.is_err());
-        assert!(db.load(10).unwrap().rooms[0].records.is_empty());
+        assert!(db.load().unwrap().rooms[0].records.is_empty());
     }
 }

@@ -1,0 +1,203 @@
+//! What durable storage costs: move round-trip latency and moves per second with storage in
+//! memory (off) and in SQLite (on), measured in one run. Rounds alternate between the two, so that
+//! a noisy neighbour slows both alike; medians and their ratios are printed.
+//!
+//! `cargo run --release -p fourkings-tests --bin storage-cost -- --rooms 50 --seconds 5 --rounds 3`
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use fourkings_protocol::{ClientMessage, CreateRoomResponse, ServerMessage, SettingsPatch};
+use fourkings_server::{Config, Server};
+use futures_util::{SinkExt, StreamExt};
+use hdrhistogram::Histogram;
+use rand::{Rng, SeedableRng};
+use tokio_tungstenite::tungstenite::Message;
+
+#[derive(Parser)]
+struct Args {
+    /// Rooms playing at once.
+    #[arg(long, default_value_t = 50)]
+    rooms: usize,
+    /// Seconds each round measures.
+    #[arg(long, default_value_t = 5.0)]
+    seconds: f64,
+    /// Rounds per configuration (alternating).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// `full` or `normal` SQLite synchronisation.
+    #[arg(long, default_value = "full")]
+    sync: String,
+    /// Fail unless storage keeps at least this share of the throughput.
+    #[arg(long)]
+    require_ratio: Option<f64>,
+}
+
+/// One round's result.
+struct Round {
+    moves: u64,
+    seconds: f64,
+    latency: Histogram<u64>,
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let dir = std::env::temp_dir().join(format!("fourkings-storage-cost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let mut off = Vec::new();
+    let mut on = Vec::new();
+    for round in 0..args.rounds {
+        off.push(measure(&args, None).await?);
+        let path = dir.join(format!("round-{round}.db"));
+        on.push(measure(&args, Some(path)).await?);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let summary = |rounds: &[Round]| {
+        let mut rates: Vec<f64> = rounds.iter().map(|r| r.moves as f64 / r.seconds).collect();
+        rates.sort_by(f64::total_cmp);
+        let mut all = Histogram::<u64>::new(3).expect("histogram");
+        for r in rounds {
+            all.add(&r.latency).expect("same bounds");
+        }
+        (rates[rates.len() / 2], all)
+    };
+    let (rate_off, lat_off) = summary(&off);
+    let (rate_on, lat_on) = summary(&on);
+    let ms = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+    println!("{} rooms, {} rounds of {} s each, alternating; SQLite sync={}", args.rooms, args.rounds, args.seconds, args.sync);
+    println!("{:<20} {:>12} {:>10} {:>10} {:>10}", "storage", "moves/s", "p50 ms", "p99 ms", "max ms");
+    for (name, rate, lat) in [("off (memory)", rate_off, &lat_off), ("on (SQLite file)", rate_on, &lat_on)] {
+        println!("{name:<20} {rate:>12.0} {:>10.2} {:>10.2} {:>10.2}", ms(lat, 0.5), ms(lat, 0.99), lat.max() as f64 / 1000.0);
+    }
+    let ratio = rate_on / rate_off;
+    println!("throughput with storage on: {:.2} of off; p50 latency added: {:.2} ms", ratio, ms(&lat_on, 0.5) - ms(&lat_off, 0.5));
+    if let Some(required) = args.require_ratio {
+        if ratio < required {
+            bail!("storage keeps {ratio:.2} of the throughput, below the required {required}");
+        }
+    }
+    Ok(())
+}
+
+/// Runs `args.rooms` rooms against a fresh server for `args.seconds`.
+async fn measure(args: &Args, database: Option<std::path::PathBuf>) -> anyhow::Result<Round> {
+    let mut config = Config::with_addr("127.0.0.1:0".parse()?);
+    config.rate_per_second = 100_000;
+    config.rate_burst = 100_000;
+    if let Some(path) = database {
+        config.in_memory = false;
+        config.database = path;
+        config.storage_sync.clone_from(&args.sync);
+    }
+    let server = Server::start(config).await?;
+    let base = format!("http://{}", server.addr());
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut players = Vec::new();
+    for seed in 0..args.rooms {
+        players.push(tokio::spawn(play_room(base.clone(), seed as u64, stop.clone())));
+    }
+    // Let every room start before measuring.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let started = Instant::now();
+    let mut counted = Vec::new();
+    tokio::time::sleep(Duration::from_secs_f64(args.seconds)).await;
+    stop.store(true, Ordering::SeqCst);
+    let seconds = started.elapsed().as_secs_f64();
+    for player in players {
+        counted.push(player.await??);
+    }
+    server.stop().await;
+    let mut latency = Histogram::<u64>::new(3)?;
+    let mut moves = 0;
+    for (n, h) in counted {
+        moves += n;
+        latency.add(&h)?;
+    }
+    Ok(Round { moves, seconds, latency })
+}
+
+/// One room played by one connection holding all four seats, moving as fast as the server acks,
+/// a new room whenever a game ends. Returns the moves acked after the warm-up and their latencies.
+async fn play_room(base: String, seed: u64, stop: Arc<AtomicBool>) -> anyhow::Result<(u64, Histogram<u64>)> {
+    let http = reqwest::Client::new();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut latency = Histogram::<u64>::new(3)?;
+    let mut moves = 0u64;
+    let warmup_until = Instant::now() + Duration::from_millis(500);
+    while !stop.load(Ordering::SeqCst) {
+        let room: CreateRoomResponse = http
+            .post(format!("{base}/api/rooms"))
+            .body(serde_json::to_string(&SettingsPatch { move_limit: Some(300), ..SettingsPatch::default() })?)
+            .send()
+            .await?
+            .json()
+            .await?;
+        let url = format!("{}/ws/{}", base.replace("http://", "ws://"), room.id);
+        let (mut socket, _) = tokio_tungstenite::connect_async(url).await?;
+        let mut req = 0u64;
+        let send = |msg: ClientMessage| Message::text(serde_json::to_string(&msg).expect("serialises"));
+        let mut tokens = vec![String::new(); 4];
+        for seat in 0..4u8 {
+            req += 1;
+            socket.send(send(ClientMessage::TakeSeat { req, seat, name: format!("p{seat}") })).await?;
+        }
+        req += 1;
+        socket.send(send(ClientMessage::Start { req, host_token: room.host_token.clone() })).await?;
+        let mut pending: Option<(u64, Instant)> = None;
+        let mut seat_req = std::collections::HashMap::new();
+        for (seat, r) in (0..4u8).zip(1..) {
+            seat_req.insert(r, seat);
+        }
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                return Ok((moves, latency));
+            }
+            let frame = tokio::time::timeout(Duration::from_secs(10), socket.next())
+                .await
+                .context("no message for 10 s")?
+                .context("the connection ended")??;
+            let Message::Text(text) = frame else { continue };
+            match serde_json::from_str::<ServerMessage>(&text)? {
+                ServerMessage::Ack { req: r, seat_token: Some(token), .. } => {
+                    if let Some(&seat) = seat_req.get(&r) {
+                        tokens[usize::from(seat)] = token;
+                    }
+                }
+                ServerMessage::Ack { req: r, .. } => {
+                    if let Some((waiting, sent)) = pending {
+                        if waiting == r {
+                            pending = None;
+                            if sent >= warmup_until {
+                                latency.record(sent.elapsed().as_micros() as u64)?;
+                                moves += 1;
+                            }
+                        }
+                    }
+                }
+                ServerMessage::LegalMoves { moves: legal, .. } => {
+                    if legal.moves.is_empty() || tokens[usize::from(legal.seat)].is_empty() {
+                        continue;
+                    }
+                    let mv = legal.moves[rng.random_range(0..legal.moves.len())].clone();
+                    req += 1;
+                    let token = tokens[usize::from(legal.seat)].clone();
+                    pending = Some((req, Instant::now()));
+                    socket.send(send(ClientMessage::Move { req, seat: legal.seat, token, ply: legal.ply, mv })).await?;
+                }
+                ServerMessage::Event { event: fourkings_protocol::Event::Moved(m), .. } if m.result.is_some() => break,
+                ServerMessage::Event { event: fourkings_protocol::Event::GameChanged { game, .. }, .. }
+                    if game.result.is_some() =>
+                {
+                    break;
+                }
+                ServerMessage::Error { code, message, .. } => bail!("server error {}: {message}", code.as_str()),
+                _ => {}
+            }
+        }
+    }
+    Ok((moves, latency))
+}
