@@ -42,7 +42,16 @@ test("four people create and join a room, and the host starts", async () => {
   await sit(ann, 0, "Ann");
   await ann.waitForSelector('[data-action="start"]');
 
-  for (const [key, seat, name] of [["bob", 1, "Bob"], ["cleo", 2, "Cleo <b>&amp;</b>"], ["dev", 3, "Dev"]]) {
+  // The host's controls: a CPU seat with a level, freed again.
+  await ann.click('.seat-card[data-seat="3"] button:has-text("Add CPU")');
+  await ann.waitForSelector('.seat-card[data-seat="3"].cpu');
+  await ann.selectOption('.seat-card[data-seat="3"] select', "hard");
+  await ann.waitForSelector('.seat-card[data-seat="3"] .presence.cpu:text("CPU · hard")');
+  await ann.click('.seat-card[data-seat="3"] button:has-text("Free the seat")');
+  await ann.waitForSelector('.seat-card[data-seat="3"].empty');
+
+  // Bob sits at Green first; the host moves him to Blue (his token follows him).
+  for (const [key, seat, name] of [["bob", 3, "Bob"], ["cleo", 2, "Cleo <b>&amp;</b>"]]) {
     people[key] = await person(browser);
     await people[key].page.goto(roomUrl);
     await people[key].page.waitForSelector(".seat-card");
@@ -50,6 +59,13 @@ test("four people create and join a room, and the host starts", async () => {
     // Not the host: no start button.
     assert.equal(await people[key].page.locator('[data-action="start"]').count(), 0);
   }
+  await ann.waitForSelector('.seat-card[data-seat="3"] .name:text-is("Bob")');
+  await ann.selectOption('.seat-card[data-seat="3"] select[aria-label^="Move"]', "1");
+  await people.bob.page.waitForSelector('.seat-card.mine[data-seat="1"]');
+  people.dev = await person(browser);
+  await people.dev.page.goto(roomUrl);
+  await people.dev.page.waitForSelector(".seat-card");
+  await sit(people.dev.page, 3, "Dev");
   // Names are text, never markup.
   await ann.waitForSelector('.seat-card[data-seat="2"] .name:text-is("Cleo <b>&amp;</b>")');
   assert.equal(await ann.locator(".seat-card b").count(), 0);
@@ -86,6 +102,9 @@ test("moves by click, drag and drop, and keyboard reach every browser", async ()
   await waitForMyTurn(dev);
   await clickMove(dev, "m8", "l8");
   await allAtPly(4);
+  // Screen readers hear the moves in words.
+  await ann.waitForFunction(() => /Blue \(Bob\) b7-c7/.test(document.getElementById("announce").textContent));
+  assert.equal(await ann.getAttribute("#announce", "aria-live"), "polite");
   for (const { page } of Object.values(people)) {
     const moves = await page.locator(".moves tbody td").allInnerTexts();
     assert.deepEqual(moves.filter(Boolean), ["h2-h3", "b7-c7", "g13-g12", "m8-l8"]);
@@ -108,11 +127,18 @@ test("a reload mid-game returns the seat", async () => {
   await bob.waitForSelector(".board .sq");
   await bob.waitForFunction(() => document.body.dataset.seats === "1");
   assert.equal((await bob.locator(".moves tbody td").allInnerTexts()).filter(Boolean).length, 4);
-  // A dropped connection (not a reload) shows the banner and catches up by itself.
+  // A lost connection shows the banner; meanwhile Red moves; back online, the client catches
+  // up by version (hello with since) without anyone doing anything.
+  const snapshots = await bob.evaluate(() => window.fourkings.state.snapshots);
+  await people.bob.context.setOffline(true);
   await bob.evaluate(() => window.fourkings.conn.ws.close());
   await bob.waitForSelector(".conn-banner.lost");
-  await bob.waitForSelector(".conn-banner.lost", { state: "hidden", timeout: 10000 });
+  await screenshot(bob, "connection-lost");
   await playSomething(people.ann.page, [["i2", "i3"]]);
+  await people.bob.context.setOffline(false);
+  await bob.waitForSelector(".conn-banner.lost", { state: "hidden", timeout: 20000 });
+  await waitForPly(bob, 5);
+  assert.equal(await bob.evaluate(() => window.fourkings.state.snapshots), snapshots, "caught up by events, not a snapshot");
   await playSomething(bob, [["b9", "c9"]]);
   await allAtPly(6);
 });
@@ -150,6 +176,32 @@ test("a closed browser is replaced by the CPU, and takes its seat back", async (
   assert.ok(last.length > 0);
   await waitForMyTurn(ann);
   await screenshot(ann, "mid-game");
+});
+
+test("a spectator watches and chats with the other spectators only", async () => {
+  const zed = await person(browser);
+  await zed.page.goto(roomUrl);
+  await zed.page.waitForSelector(".board .sq");
+  assert.equal(await zed.page.locator(".game-layout.my-turn").count(), 0);
+  await zed.page.waitForSelector('.chat-text:text-is("good luck <i>all</i>")');
+  assert.equal(await zed.page.locator('.chat-text:text-is("watch the bishop")').count(), 0, "no team chat for spectators");
+  await zed.page.fill(".chat-input", "Blue should castle");
+  await zed.page.press(".chat-input", "Enter");
+  await zed.page.waitForSelector('.chat-line.channel-spectators .chat-text:text-is("Blue should castle")');
+  await people.ann.page.waitForTimeout(300);
+  assert.equal(await people.ann.page.locator('.chat-text:text-is("Blue should castle")').count(), 0);
+  assert.deepEqual(zed.page.errors, []);
+  await zed.context.close();
+});
+
+test("a draw offer is answered", async () => {
+  const { ann, bob } = { ann: people.ann.page, bob: people.bob.page };
+  await bob.click('[data-action="offer-draw"]');
+  await bob.click('dialog [data-confirm="yes"]');
+  await ann.waitForSelector('.offer:has-text("Draw offered")');
+  await ann.click('[data-action="decline-draw"]');
+  await ann.waitForSelector(".offer", { state: "detached" });
+  await bob.waitForSelector(".offer", { state: "detached" });
 });
 
 test("a resignation ends the game with the result shown in every browser", async () => {

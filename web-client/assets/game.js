@@ -58,6 +58,13 @@ export function lostPieces(game, duo) {
   return lost;
 }
 
+function countWords(types) {
+  const names = { K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" };
+  const counts = new Map();
+  for (const t of types) counts.set(t, (counts.get(t) || 0) + 1);
+  return [...counts].map(([t, n]) => `${n} ${names[t]}${n > 1 ? "s" : ""}`).join(", ");
+}
+
 export class GameView {
   constructor(actions) {
     this.actions = actions;
@@ -289,15 +296,20 @@ export class GameView {
       headline = `${names.join(" & ")} ${r.winners.length > 1 ? "win" : "wins"}`;
     }
     let verdict = null;
+    let verdictClass = "";
     if (mine.length && !game.result.winners.length) verdict = "A draw.";
-    else if (mine.length) verdict = mine.some((s) => r.winners.includes(s)) ? "You won!" : "You lost.";
+    else if (mine.length) {
+      const won = mine.some((s) => r.winners.includes(s));
+      verdict = won ? "You won!" : "You lost.";
+      verdictClass = won ? "won" : "lost";
+    }
     const block = h("div", { class: "result", role: "status", dataset: { result: r.reason } },
       h("p", { class: "result-kicker", text: `Game over · ${REASONS[r.reason] || r.reason}` }),
       h("h2", { class: "result-headline", text: headline }),
-      verdict ? h("p", { class: "result-verdict", text: verdict }) : null,
+      verdict ? h("p", { class: `result-verdict ${verdictClass}`, text: verdict }) : null,
       h("p", { class: "result-text", text: r.text }));
     if (r.points) {
-      block.append(h("ol", { class: "result-points" }, r.points.map((p, seat) => h("li", {}, armyBadge(seat, false, { size: 12 }), h("span", { text: `${state.seatName(seat) || state.seats[seat].label}: ${p}` })))));
+      block.append(h("ol", { class: "result-points" }, r.points.map((p, seat) => h("li", {}, armyBadge(seat, false, { size: 12 }), h("span", { text: `${state.seats[seat].label} · ${state.seatName(seat) || "—"}` }), h("strong", { text: String(p) })))));
     }
     const buttons = h("div", { class: "button-row" });
     if (state.youAreHost) buttons.append(h("button", { class: "btn primary", type: "button", dataset: { key: "rematch", action: "rematch" }, text: "Rematch", on: { click: () => this.actions.rematch() } }));
@@ -386,13 +398,13 @@ export class GameView {
           presenceBadge(seatView),
           ffa ? h("span", { class: "points", text: `${game.points[seat]}` }) : null),
         showLost && lost[letter].length
-          ? h("div", { class: "lost", "aria-label": `${state.duo ? army.name : seatView.label} lost: ${lost[letter].length} pieces` }, lost[letter].map((t) => this.smallPiece(t, letter, state.duo)))
+          ? h("div", { class: "lost-pieces", role: "img", "aria-label": `${state.duo ? army.name : seatView.label} lost ${countWords(lost[letter])}` }, lost[letter].map((t) => this.smallPiece(t, letter, state.duo)))
           : null,
       );
       li.style.setProperty("--army", out ? OUT_COLOR : army.color);
       list.append(li);
     }
-    return [h("h2", { id: "players-title", class: "card-title", text: state.duo ? "Players · pieces lost by each side" : "Players · pieces lost" }), list];
+    return [h("h2", { id: "players-title", class: "card-title", text: "Players" }), list];
   }
 
   smallPiece(type, letter, duo) {

@@ -286,7 +286,7 @@ export function roomPage(roomId, { navigate }) {
   }
 
   function gone() {
-    fill(content, h("div", { class: "card gone" },
+    fill(content, h("div", { class: "card room-gone" },
       h("h1", { text: "This room is closed" }),
       h("p", { text: "No room has this link: it may have closed after a long time with nobody in it." }),
       h("button", { class: "btn primary", type: "button", text: "Open a new room", on: { click: () => navigate("/") } })));

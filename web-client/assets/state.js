@@ -24,6 +24,7 @@ export class RoomState {
     this.plySeats = []; // the seat of each ply of the game (for the move list and PGN)
     this.eliminations = []; // [{ply, seat, token}] seen live, for PGN4
     this.clockAt = 0; // Date.now() when the game's clock arrived
+    this.snapshots = 0; // snapshots applied (a reconnection that catches up by events adds none)
     this.tokens = roomTokens(roomId);
     this.listeners = new Set();
   }
@@ -130,6 +131,7 @@ export class RoomState {
   // ----- applying what the server sends -----
 
   applySnapshot(msg) {
+    this.snapshots += 1;
     this.v = msg.v;
     this.status = msg.status;
     this.settings = msg.settings;
