@@ -5,7 +5,7 @@
 // board knows no rules: what may move where comes from the server's legal moves.
 
 import { s, h } from "./dom.js";
-import { geometry, squareName, parseSquare, parseMove, pieceArmy, pieceWords, pieceSeats, OUT_COLOR, PIECE_NAMES } from "./armies.js";
+import { geometry, squareName, parseMove, pieceArmy, pieceWords, pieceSeats, OUT_COLOR, PIECE_NAMES } from "./armies.js";
 import { pieceGroup } from "./pieces.js";
 
 const CELL = 100;
@@ -168,7 +168,7 @@ export class Board {
         this.movesFrom.get(mv.from).push({ ...mv, text });
       }
     }
-    if (this.selected && (!this.movesFrom.has(this.selected) || (previous && previous.game.ply !== game.ply))) {
+    if (this.selected && (!this.movesFrom.has(this.selected) || this.drawnPly !== game.ply)) {
       this.selected = null;
       this.closeChooser();
     }
@@ -178,6 +178,10 @@ export class Board {
     }
     const last = game.last_move || [];
     const targets = this.targetsOf(this.selected);
+    // (The game object is updated in place, so the ply drawn last is kept apart.)
+    const slide = !force && previous && this.drawnPly + 1 === game.ply && last.length === 2 && this.dropped !== last[1] ? last : null;
+    this.dropped = null;
+    this.drawnPly = game.ply;
     for (const [name, sq] of this.squares) {
       const code = game.pieces[name] || null;
       const out = code ? this.isOut(code, game, view.duo) : false;
@@ -185,7 +189,11 @@ export class Board {
       if (force || key !== sq.code) {
         sq.code = key;
         sq.piece.replaceChildren();
-        if (code) sq.piece.append(pieceGroup(code[1], this.look(code, out, view.duo)));
+        if (code) {
+          const drawn = pieceGroup(code[1], this.look(code, out, view.duo));
+          sq.piece.append(drawn);
+          if (slide && slide[1] === name) this.slideIn(drawn, slide[0], name);
+        }
       }
       const cls = sq.g.classList;
       cls.toggle("last", last.includes(name));
@@ -196,6 +204,18 @@ export class Board {
       cls.toggle("capture", this.showTargets && targets.has(name) && !!code);
       sq.g.setAttribute("aria-label", this.describe(name, code, out, view, { last, checkKings, targets }));
     }
+  }
+
+  /** Slides a piece that just moved from where it came from (unless motion is unwelcome). */
+  slideIn(el, from, to) {
+    if (!el.animate || window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    const a = this.squares.get(from);
+    const b = this.squares.get(to);
+    if (!a || !b) return;
+    // The piece layer is scaled by 0.9: move by whole squares in its own units.
+    const dx = ((a.x - b.x) * CELL) / 0.9;
+    const dy = ((a.y - b.y) * CELL) / 0.9;
+    el.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0px, 0px)" }], { duration: 200, easing: "cubic-bezier(.2,.7,.3,1)" });
   }
 
   isOut(code, game, duo) {
@@ -388,7 +408,10 @@ export class Board {
     if (p.dragging) {
       const over = this.squareAt(e.clientX, e.clientY);
       this.endGhost();
-      if (over && over !== p.name) this.tryMove(p.name, over);
+      if (over && over !== p.name) {
+        this.dropped = over;
+        this.tryMove(p.name, over);
+      }
       return;
     }
     if (p.wasSelected) this.select(null);
@@ -473,4 +496,3 @@ export class Board {
   }
 }
 
-export { parseSquare };

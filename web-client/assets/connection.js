@@ -108,7 +108,8 @@ export class Connection {
     this.retryAt = Date.now() + delay;
     this.setState("waiting", { retryInMs: delay, retryAt: this.retryAt });
     this.retryTimer = setTimeout(() => this.open(), delay);
-    if (this.attempt >= 3) this.checkGone(false);
+    // Never connected, or failing again and again: perhaps there is no such room (any more).
+    if (!this.everOpen || this.attempt >= 3) this.checkGone(false);
   }
 
   /** Reconnects at once (the network came back, or the user asked). */

@@ -4,10 +4,9 @@
 
 import { h, s, fill, rerender } from "./dom.js";
 import { Board } from "./board.js";
-import { seatArmy, presetInfo, pieceArmy, OUT_COLOR } from "./armies.js";
+import { seatArmy, pieceArmy, OUT_COLOR } from "./armies.js";
 import { pieceGroup } from "./pieces.js";
-import { armyBadge } from "./ui.js";
-import { presenceBadge } from "./lobby.js";
+import { armyBadge, presenceBadge } from "./ui.js";
 import { turnRemaining, banksNow, formatMs } from "./clock.js";
 import { exportGame, download } from "./pgn.js";
 import { soundEnabled, setSoundEnabled } from "./sound.js";
@@ -269,9 +268,26 @@ export class GameView {
     return mine[0];
   }
 
+  /** Who you are in this game, in a line. */
+  youPlay(state) {
+    const mine = state.yourSeats;
+    if (!mine.length) return h("p", { class: "you-play", text: "You are watching this game." });
+    const parts = [h("span", { text: "You play" })];
+    mine.forEach((seat, i) => {
+      if (i) parts.push(h("span", { text: "and" }));
+      parts.push(armyBadge(seat, state.duo, { size: 14 }), h("strong", { text: state.seats[seat].label }));
+    });
+    const ffa = state.settings.preset.startsWith("ffa");
+    if (!ffa && mine.length === 1) {
+      const partner = (mine[0] + 2) % 4;
+      parts.push(h("span", { text: "· partner" }), armyBadge(partner, state.duo, { size: 14 }), h("strong", { text: seatTitle(state, partner) }));
+    }
+    return h("p", { class: "you-play" }, parts);
+  }
+
   statusContent(state) {
     const game = state.game;
-    const out = [];
+    const out = [this.youPlay(state)];
     if (game.result) {
       out.push(this.resultBlock(state));
     } else {
@@ -280,7 +296,6 @@ export class GameView {
       if (game.draw_offer && game.draw_offer.length) out.push(this.drawOfferBlock(state, seat));
       if (game.resignation_request !== undefined && game.resignation_request !== null) out.push(this.resignationBlock(state));
       if (seat !== null) out.push(this.actionsBlock(state, seat));
-      else out.push(h("p", { class: "muted", text: "You are watching this game." }));
     }
     if (state.session) out.push(this.sessionBlock(state));
     return out;
@@ -460,4 +475,3 @@ export class GameView {
   }
 }
 
-export { presetInfo };

@@ -4,17 +4,8 @@
 import { h, fill, rerender } from "./dom.js";
 import { presetInfo, seatArmy } from "./armies.js";
 import { SettingsForm, describeSettings } from "./settings-form.js";
-import { armyBadge } from "./ui.js";
+import { armyBadge, presenceBadge } from "./ui.js";
 import { lastName, saveName } from "./storage.js";
-
-const PRESENCE_WORDS = { online: "online", away: "away", cpu_playing: "CPU playing", gone: "left" };
-
-export function presenceBadge(seat) {
-  if (seat.occupant === "cpu") return h("span", { class: "presence cpu", text: `CPU · ${seat.cpu_level}` });
-  if (seat.occupant !== "human") return null;
-  const p = seat.presence || "online";
-  return h("span", { class: `presence ${p}`, text: PRESENCE_WORDS[p] || p });
-}
 
 export class Lobby {
   constructor(actions) {

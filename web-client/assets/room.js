@@ -298,10 +298,13 @@ export function roomPage(roomId, { navigate }) {
     hello: () => state.helloTokens(),
     version: () => state.v,
     onHello: (ack) => {
-      state.reconcileSeats(ack.seats || []);
-      if (!ack.host && state.tokens.host && !state.yourSeats.includes(state.hostSeat)) {
-        // The host token no longer works (the role went to someone else).
-        state.youAreHost = false;
+      const seats = ack.seats || [];
+      state.reconcileSeats(seats);
+      if (state.v !== null) {
+        // Catching up by events: no snapshot will say which seats this connection holds.
+        state.yourSeats = seats.slice().sort();
+        state.youAreHost = !!ack.host || seats.includes(state.hostSeat);
+        render({ kind: "hello" });
       }
     },
     onSnapshot: (msg) => {

@@ -77,3 +77,14 @@ export function errorText(error) {
   };
   return known[error.code] || error.message || "Something went wrong.";
 }
+
+const PRESENCE_WORDS = { online: "online", away: "away", cpu_playing: "CPU playing", gone: "left" };
+
+/** A person's presence (online, away, CPU playing, left) or a CPU seat's level, as a badge. */
+export function presenceBadge(seat) {
+  if (seat.occupant === "cpu") return h("span", { class: "presence cpu", text: `CPU · ${seat.cpu_level}` });
+  if (seat.occupant !== "human") return null;
+  const p = seat.presence || "online";
+  return h("span", { class: `presence ${p}`, text: PRESENCE_WORDS[p] || p });
+}
+
