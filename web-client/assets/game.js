@@ -57,6 +57,17 @@ export function lostPieces(game, duo) {
   return lost;
 }
 
+const ICONS = {
+  turn: "M4 10a6 6 0 0 1 10.4-4.1M16 4v3.2h-3.2M16 10a6 6 0 0 1-10.4 4.1M4 16v-3.2h3.2",
+  sound: "M3 8h3l4-3.5v11L6 12H3zM13 7.5a3.5 3.5 0 0 1 0 5M15 5.5a6.5 6.5 0 0 1 0 9",
+  muted: "M3 8h3l4-3.5v11L6 12H3zM13 8l4 4M17 8l-4 4",
+};
+
+function icon(name) {
+  return s("svg", { class: "icon", viewBox: "0 0 20 20", width: 18, height: 18, "aria-hidden": "true" },
+    s("path", { d: ICONS[name], fill: "none", stroke: "currentColor", "stroke-width": 1.7, "stroke-linecap": "round", "stroke-linejoin": "round" }));
+}
+
 function countWords(types) {
   const names = { K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" };
   const counts = new Map();
@@ -78,8 +89,8 @@ export class GameView {
     this.duoTop = h("div", { class: "duo-row top" });
     this.duoBottom = h("div", { class: "duo-row bottom" });
     this.turnLine = h("p", { class: "turn-line", id: "turn-line" });
-    this.soundButton = h("button", { class: "btn small ghost", type: "button", on: { click: () => this.toggleSound() } });
-    this.turnButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "turn-board" }, text: "Turn board", on: { click: () => this.turnBoard() } });
+    this.soundButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "sound" }, on: { click: () => this.toggleSound() } });
+    this.turnButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "turn-board" }, on: { click: () => this.turnBoard() } }, icon("turn"), h("span", { text: "Turn board" }));
     this.status = h("section", { class: "card status-card", "aria-label": "Game status" });
     this.players = h("section", { class: "card players-card", "aria-labelledby": "players-title" });
     this.movesList = h("div", { class: "moves-scroll" });
@@ -113,7 +124,7 @@ export class GameView {
 
   updateSoundButton() {
     const on = soundEnabled();
-    this.soundButton.textContent = on ? "Sound: on" : "Sound: off";
+    fill(this.soundButton, icon(on ? "sound" : "muted"), h("span", { text: on ? "Sound on" : "Sound off" }));
     this.soundButton.setAttribute("aria-pressed", on ? "true" : "false");
   }
 

@@ -58,7 +58,11 @@ export function roomPage(roomId, { navigate }) {
         act(hostMsg("remove_player", { seat })).catch(ignore);
       }
     },
-    updateSettings: (patch) => act(hostMsg("update_settings", { settings: patch })).catch(() => render({ kind: "settings_error" })),
+    updateSettings: (patch) =>
+      act(hostMsg("update_settings", { settings: patch })).catch(() => {
+        // Refused: show the settings as they are.
+        if (lobby.form) lobby.form.update(state.settings);
+      }),
     start: () => act(hostMsg("start")).catch(ignore),
     rematch: () => act(hostMsg("rematch")).catch(ignore),
     move: (text) => {

@@ -75,7 +75,7 @@ export class SettingsForm {
     this.showLegal = h("input", { type: "checkbox", name: `legal-${this.id}`, on: { change: () => this.change({ show_legal_moves: this.showLegal.checked }) } });
     const more = h("label", { class: "twist" }, this.showLegal, h("span", {}, h("strong", { text: "Show legal moves" }), h("small", { text: "Mark where a selected piece may go." })));
 
-    this.el.append(presetBox, h("div", { class: "settings-options" }, this.turnLimit.el, this.teamClock.el, this.cpuLevel.el, this.twistBox, h("fieldset", { class: "twists" }, h("legend", { text: "Help" }), more)));
+    this.el.append(presetBox, h("div", { class: "settings-options" }, this.turnLimit.el, this.teamClock.el, this.cpuLevel.el, this.twistBox, h("fieldset", { class: "twists" }, h("legend", { text: "Hints" }), more)));
     this.update(settings);
   }
 
