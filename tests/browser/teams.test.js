@@ -224,7 +224,7 @@ test("a resignation ends the game with the result shown in every browser", async
   assert.match(pgn4, /^\[Variant "Teams"\]\n\[RuleVariants "EnPassant"\]\n\[StartFen4 "4PC"\]\n\[Red "Ann"\]/);
   assert.match(pgn4, /\[Result "0-1"\]/);
   assert.match(pgn4, /\n\n1\. h2-h3 \.\. b7-c7 \.\. g13-g12 \.\. m8-l8\n2\. i2-i3 \.\. b9-c9 \.\. \S+ \.\. \S+\n3\. \S+ \.\. \S+ \.\. \S+ \.\. \S+\n$/);
-  await screenshot(ann, "result");
+  await screenshot(ann, "result", { animations: "disabled" });
   // The host may start a rematch.
   await ann.click('[data-action="rematch"]');
   await people.bob.page.waitForSelector(".result", { state: "detached" });

@@ -86,6 +86,9 @@ export class GameView {
       this.plates.set(corner, plate);
       this.board.el.append(plate);
     }
+    this.overlay = h("div", { class: "board-result", hidden: true });
+    this.board.el.append(this.overlay);
+    this.dismissed = null;
     this.duoTop = h("div", { class: "duo-row top" });
     this.duoBottom = h("div", { class: "duo-row bottom" });
     this.turnLine = h("p", { class: "turn-line", id: "turn-line" });
@@ -155,6 +158,7 @@ export class GameView {
     this.el.classList.toggle("finished", !!game.result);
     this.renderPlates(state);
     this.renderTurnLine(state);
+    this.renderOverlay(state);
     const g = game;
     const statusKey = JSON.stringify([g.result, g.draw_offer, g.resignation_request, g.to_move, g.armies, g.lifelines, g.clock && g.clock.paused, state.yourSeats, state.youAreHost, state.seats, state.session]);
     if (statusKey !== this.statusKey) {
@@ -217,6 +221,31 @@ export class GameView {
       plate.hidden = false;
       fill(plate, this.plate(state, seat));
     }
+  }
+
+  /** The result over the board, until dismissed. */
+  renderOverlay(state) {
+    const r = state.game.result;
+    const key = r ? `${state.v}:${r.text}` : null;
+    if (!r || this.dismissed === r.text + state.game.ply) {
+      this.overlay.hidden = true;
+      this.overlayKey = null;
+      return;
+    }
+    if (this.overlayKey === key) return;
+    this.overlayKey = key;
+    const headline = r.winners.length ? `${r.winners.map((s) => state.seats[s].label).join(" & ")} ${r.winners.length > 1 ? "win" : "wins"}` : "Draw";
+    fill(
+      this.overlay,
+      h("p", { class: "result-kicker", text: "Game over" }),
+      h("p", { class: "board-result-headline", text: headline }),
+      h("p", { class: "board-result-text", text: r.text }),
+      h("button", { class: "btn small", type: "button", text: "Show the board", on: { click: () => {
+        this.dismissed = r.text + state.game.ply;
+        this.overlay.hidden = true;
+      } } }),
+    );
+    this.overlay.hidden = false;
   }
 
   renderTurnLine(state) {

@@ -109,11 +109,25 @@ export function exportGame(state) {
   lines.push(tag("Date", today()));
   // Rounds: a new one whenever the turn comes round again (a seat at or before the last one).
   const slots = [];
-  game.moves.forEach((text, i) => {
-    slots.push({ seat: state.plySeats[i], text });
+  let pendingComment = "";
+  const eliminationsAfter = (plies) => {
     for (const e of state.eliminations) {
-      if (e.ply === i + 1 && e.onTurn !== false) slots.push({ seat: e.seat, text: e.token });
+      if (e.ply !== plies) continue;
+      if (e.onTurn === false) {
+        // Out of turn (free-for-all): a comment where it happened, as the engine writes it.
+        const comment = `{${seatLabel(e.seat, false)} resigned}`;
+        if (slots.length) slots[slots.length - 1].text += ` ${comment}`;
+        else pendingComment = comment;
+      } else {
+        slots.push({ seat: e.seat, text: e.token });
+      }
     }
+  };
+  eliminationsAfter(0);
+  game.moves.forEach((text, i) => {
+    slots.push({ seat: state.plySeats[i], text: pendingComment ? `${pendingComment} ${text}` : text });
+    pendingComment = "";
+    eliminationsAfter(i + 1);
   });
   const rounds = [];
   let current = [];
