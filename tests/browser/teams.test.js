@@ -157,6 +157,8 @@ test("a closed browser is replaced by the CPU, and takes its seat back", async (
   await waitForPly(ann, 8);
   const cells = (await ann.locator(".moves tbody td").allInnerTexts()).filter(Boolean);
   assert.equal(cells.length, 8);
+  // Marked in the move list as played by the CPU.
+  assert.equal(await ann.locator(".moves tbody tr:nth-child(2) td:nth-child(5).auto").count(), 1);
   await screenshot(ann, "mid-game-cpu-playing");
 
   // Dev comes back on the same device.

@@ -497,7 +497,12 @@ export class GameView {
       }
       const cell = row.children[column + 1];
       cell.textContent = text;
-      cell.title = `${seatTitle(state, seat)}`;
+      cell.title = seatTitle(state, seat);
+      if (state.plyAuto[i]) {
+        cell.classList.add("auto");
+        cell.title += ", played by the CPU";
+        cell.append(h("span", { class: "sr-only", text: " (played by the CPU)" }));
+      }
       if (i === lastIndex) cell.classList.add("last");
       last = column;
     });

@@ -22,6 +22,7 @@ export class RoomState {
     this.chat = [];
     this.session = null;
     this.plySeats = []; // the seat of each ply of the game (for the move list and PGN)
+    this.plyAuto = []; // plies the CPU played for a person (seen live)
     this.eliminations = []; // [{ply, seat, token}] seen live, for PGN4
     this.clockAt = 0; // Date.now() when the game's clock arrived
     this.snapshots = 0; // snapshots applied (a reconnection that catches up by events adds none)
@@ -303,6 +304,8 @@ export class RoomState {
     g.ply = ev.ply;
     g.moves = g.moves.slice(0, ev.ply - 1).concat([ev.text]);
     this.plySeats = this.plySeats.slice(0, ev.ply - 1).concat([ev.seat]);
+    this.plyAuto = this.plyAuto.slice(0, ev.ply - 1);
+    this.plyAuto[ev.ply - 1] = !!ev.automatic;
     g.to_move = ev.to_move;
     g.checks = ev.checks;
     g.points = ev.points;
