@@ -152,7 +152,6 @@ export async function playSomething(page, candidates = []) {
     const movable = await page.locator(`${sq(from)}.movable`).count();
     if (!movable) continue;
     await page.click(sq(from));
-    if (process.env.DEBUG_MOVES) console.log("candidate", from, to, await page.evaluate(() => [...document.querySelectorAll(".board .sq.selected, .board .sq.target")].map((e) => e.dataset.square + ":" + e.getAttribute("class"))));
     if (await page.locator(`${sq(to)}.target`).count()) {
       const before = await ply(page);
       await page.click(sq(to));
