@@ -1,0 +1,195 @@
+// Shared by the browser tests: the real server binary, a real headless Chromium, and small
+// steps that act through the page the way a person would (clicks, drags, keys, taps).
+
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const ROOT = join(here, "..", "..");
+export const SHOTS = join(here, "screenshots");
+export const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const BINARY = join(ROOT, "target", "debug", "fourkings");
+
+/** Builds the server if needed and starts it on a free port; resolves `{url, stop}`. */
+export async function startServer(extraArgs = []) {
+  if (!existsSync(BINARY) || process.env.FOURKINGS_BUILD !== "0") {
+    execFileSync("cargo", ["build", "--quiet", "--bin", "fourkings"], { cwd: ROOT, stdio: "inherit" });
+  }
+  const args = [
+    "serve",
+    "--addr", "127.0.0.1:0",
+    "--grace-seconds", "1.5",
+    "--rate-per-second", "1000",
+    "--rate-burst", "2000",
+    "--chat-per-minute", "1000",
+    ...extraArgs,
+  ];
+  const child = spawn(BINARY, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    if (stderr.length > 20000) stderr = stderr.slice(-10000);
+  });
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${stderr}`)), 20000);
+    const lines = createInterface({ input: child.stdout });
+    lines.on("line", (line) => {
+      const m = /listening on (http:\/\/\S+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`the server exited (${code}):\n${stderr}`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.on("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+      }),
+  };
+}
+
+export async function launchBrowser() {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
+  // Playwright gives every launch a fresh, temporary profile (its own --user-data-dir).
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** A person: a browser context of their own (their own localStorage) and one page. */
+export async function person(browser, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...options });
+  context.setDefaultTimeout(15000);
+  const page = await context.newPage();
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/WebSocket|Failed to load resource/.test(m.text())) page.errors.push(m.text());
+  });
+  return { context, page };
+}
+
+export async function screenshot(page, name, options = {}) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), ...options });
+}
+
+export async function ply(page) {
+  return Number(await page.evaluate(() => document.body.dataset.ply || "0"));
+}
+
+/** Waits until the page has seen at least `n` plies. */
+export async function waitForPly(page, n, timeout = 15000) {
+  await page.waitForFunction((n) => Number(document.body.dataset.ply || "0") >= n, n, { timeout });
+}
+
+/** Waits until it is this page's move: its legal moves are on the board. */
+export async function waitForMyTurn(page, timeout = 15000) {
+  await page.waitForSelector(".game-layout.my-turn .board .sq.movable", { timeout });
+}
+
+const sq = (name) => `.board [data-square="${name}"]`;
+
+/** Click-click: the piece, then the square. Resolves when the move is on this page's board. */
+export async function clickMove(page, from, to) {
+  const before = await ply(page);
+  await page.click(sq(from));
+  await page.waitForSelector(`${sq(to)}.target`);
+  await page.click(sq(to));
+  await waitForPly(page, before + 1);
+}
+
+/** Drag and drop with the mouse (pointer events). */
+export async function dragMove(page, from, to) {
+  const before = await ply(page);
+  const a = await page.locator(sq(from)).boundingBox();
+  const b = await page.locator(sq(to)).boundingBox();
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(a.x + a.width / 2 + 8, a.y + a.height / 2 + 8, { steps: 2 });
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 6 });
+  await page.mouse.up();
+  await waitForPly(page, before + 1);
+}
+
+/** Touch: tap the piece, tap the square. */
+export async function tapMove(page, from, to) {
+  const before = await ply(page);
+  await page.tap(sq(from));
+  await page.waitForSelector(`${sq(to)}.target`);
+  await page.tap(sq(to));
+  await waitForPly(page, before + 1);
+}
+
+/**
+ * Plays the first of `candidates` ([from, to] pairs) that is legal now, or else any legal move,
+ * choosing through the board as a person would (select a piece, see its targets).
+ */
+export async function playSomething(page, candidates = []) {
+  await waitForMyTurn(page);
+  for (const [from, to] of candidates) {
+    const movable = await page.locator(`${sq(from)}.movable`).count();
+    if (!movable) continue;
+    await page.click(sq(from));
+    if (await page.locator(`${sq(to)}.target`).count()) {
+      const before = await ply(page);
+      await page.click(sq(to));
+      await waitForPly(page, before + 1);
+      return [from, to];
+    }
+    await page.keyboard.press("Escape");
+  }
+  const from = await page.locator(".board .sq.movable").first().getAttribute("data-square");
+  await page.click(sq(from));
+  const to = await page.locator(".board .sq.target").first().getAttribute("data-square");
+  const before = await ply(page);
+  await page.click(sq(to));
+  const chooser = page.locator(".chooser-btn");
+  if (await chooser.count()) await chooser.first().click();
+  await waitForPly(page, before + 1);
+  return [from, to];
+}
+
+/** Takes a seat in the lobby under a name. */
+export async function sit(page, seat, name) {
+  await page.fill("#your-name", name);
+  await page.click(`.seat-card[data-seat="${seat}"] [data-action="sit"]`);
+  await page.waitForSelector(`.seat-card.mine[data-seat="${seat}"]`);
+}
+
+/** Creates a room through the home page; returns the room's URL. */
+export async function createRoom(page, baseUrl, { preset = "teams", teamClock = null, turnLimit = null } = {}) {
+  await page.goto(baseUrl + "/");
+  await page.click(`.preset[data-preset="${preset}"]`);
+  if (teamClock !== null) await page.click(`.duo-only .segment:has(input[value="${teamClock}"])`);
+  if (turnLimit !== null) await page.click(`.segmented .segment:has(input[value="${turnLimit}"]) >> nth=0`);
+  await page.click('button:has-text("Create room")');
+  await page.waitForURL(/\/r\/[0-9a-z]{13}$/);
+  await page.waitForSelector(".seat-card");
+  return page.url();
+}
+
+export function text(page, selector) {
+  return page.locator(selector).innerText();
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the browser tests: the real server binary and a real headless Chromium.
+# Installs nothing but the npm packages of package-lock.json (npm ci) when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM" ]; then
+  echo "error: no Chromium at $CHROMIUM. Install it (Debian: apt-get install -y chromium) or set CHROMIUM=/path/to/chromium." >&2
+  exit 1
+fi
+if ! command -v node >/dev/null 2>&1; then
+  echo "error: Node.js (20 or newer) is needed to run the browser tests." >&2
+  exit 1
+fi
+if [ ! -d node_modules ]; then
+  npm ci --no-audit --no-fund
+fi
+export CHROMIUM
+npm test

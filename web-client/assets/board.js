@@ -1,0 +1,498 @@
+// The board as SVG: the cross board (14 × 14 less the corners) or Duo's 8 × 8, turned so that a
+// chosen side sits at the bottom; pieces, coordinates, the last move, checks, the selected piece
+// and where it may go. Moves are made by click-click, drag and drop (pointer events: mouse, pen
+// and touch alike) or the keyboard (arrow keys in screen direction, Enter/Space, Escape). The
+// board knows no rules: what may move where comes from the server's legal moves.
+
+import { s, h } from "./dom.js";
+import { geometry, squareName, parseMove, pieceArmy, pieceWords, pieceSeats, OUT_COLOR, PIECE_NAMES } from "./armies.js";
+import { pieceGroup } from "./pieces.js";
+
+const CELL = 100;
+const DRAG_THRESHOLD_PX = 5;
+
+export class Board {
+  /**
+   * @param {object} options
+   *   `onMove(text)`: play a move (coordinate form) for the seat to move;
+   *   `onNotice(text)`: say something to the player (an illegal drop, say).
+   */
+  constructor({ onMove, onNotice }) {
+    this.onMove = onMove;
+    this.onNotice = onNotice || (() => {});
+    this.el = h("div", { class: "board-wrap" });
+    this.geo = null;
+    this.rotation = 0;
+    this.squares = new Map(); // name → {g, bg, piece, f, r, x, y, code}
+    this.selected = null;
+    this.focusName = null;
+    this.movesFrom = new Map();
+    this.showTargets = true;
+    this.drawn = null; // the state last drawn
+    this.press = null; // a pointer pressed on the board
+    this.chooser = null;
+  }
+
+  // ----- geometry and orientation -----
+
+  /** (file, rank) → screen cell, for the current rotation (quarter turns, counter-clockwise). */
+  toScreen(f, r) {
+    const n = this.geo.size;
+    let x = f;
+    let y = n - 1 - r;
+    for (let i = 0; i < this.rotation; i++) [x, y] = [y, n - 1 - x];
+    return { x, y };
+  }
+
+  fromScreen(x, y) {
+    const n = this.geo.size;
+    for (let i = 0; i < this.rotation; i++) [x, y] = [n - 1 - y, x];
+    return { f: x, r: n - 1 - y };
+  }
+
+  /** The side of the screen where a seat's army starts: bottom, left, top, right. */
+  sideOfSeat(seat) {
+    const sides = ["bottom", "left", "top", "right"];
+    if (this.geo && this.geo.kind === "classic") {
+      const white = seat % 2 === 0;
+      return (white ? 0 : 2) === this.rotation ? "bottom" : "top";
+    }
+    return sides[(seat - this.rotation + 4) % 4];
+  }
+
+  setRotation(rotation) {
+    rotation = ((rotation % 4) + 4) % 4;
+    if (rotation === this.rotation && this.svg) return;
+    this.rotation = rotation;
+    if (this.geo) this.build(this.geo);
+  }
+
+  // ----- building -----
+
+  build(geo) {
+    this.geo = geo;
+    const n = geo.size;
+    const svg = s("svg", {
+      class: `board board-${geo.kind}`,
+      viewBox: `0 0 ${n * CELL} ${n * CELL}`,
+      role: "group",
+      "aria-label": "Board. Arrow keys move between squares, Enter or Space selects and moves, Escape cancels.",
+    });
+    const squaresLayer = s("g", { class: "squares" });
+    this.ghostLayer = s("g", { class: "ghost-layer", "pointer-events": "none" });
+    this.squares.clear();
+    const columnBottom = new Map();
+    const rowLeft = new Map();
+    for (let f = 0; f < n; f++) {
+      for (let r = 0; r < n; r++) {
+        if (!geo.exists(f, r)) continue;
+        const name = squareName(geo, f, r);
+        const { x, y } = this.toScreen(f, r);
+        const dark = (f + r) % 2 === 0;
+        const g = s("g", {
+          class: "sq",
+          transform: `translate(${x * CELL} ${y * CELL})`,
+          tabindex: "-1",
+          role: "button",
+          dataset: { square: name },
+        });
+        const bg = s("rect", { class: dark ? "bg dark" : "bg light", width: CELL, height: CELL });
+        const hl = s("rect", { class: "hl", width: CELL, height: CELL });
+        const piece = s("g", { class: "pc", transform: "translate(5 5) scale(0.9)" });
+        const target = s("circle", { class: "dot", cx: CELL / 2, cy: CELL / 2, r: 15 });
+        const ring = s("circle", { class: "ring", cx: CELL / 2, cy: CELL / 2, r: 44 });
+        const focus = s("rect", { class: "focus-ring", x: 4, y: 4, width: CELL - 8, height: CELL - 8, rx: 6 });
+        g.append(bg, hl, target, piece, ring, focus);
+        squaresLayer.append(g);
+        this.squares.set(name, { g, piece, f, r, x, y, code: null, dark });
+        if (!columnBottom.has(x) || columnBottom.get(x).y < y) columnBottom.set(x, { y, f, r, g, dark });
+        if (!rowLeft.has(y) || rowLeft.get(y).x > x) rowLeft.set(y, { x, f, r, g, dark });
+      }
+    }
+    const even = this.rotation % 2 === 0;
+    for (const { f, r, g, dark } of columnBottom.values()) {
+      const label = even ? geo.files[f] : String(r + 1);
+      g.append(s("text", { class: `coord ${dark ? "on-dark" : "on-light"}`, x: CELL - 8, y: CELL - 8, "text-anchor": "end", text: label }));
+    }
+    for (const { f, r, g, dark } of rowLeft.values()) {
+      const label = even ? String(r + 1) : geo.files[f];
+      g.append(s("text", { class: `coord ${dark ? "on-dark" : "on-light"}`, x: 8, y: 26, text: label }));
+    }
+    svg.append(squaresLayer, this.ghostLayer);
+    svg.addEventListener("pointerdown", (e) => this.pointerDown(e));
+    svg.addEventListener("pointermove", (e) => this.pointerMove(e));
+    svg.addEventListener("pointerup", (e) => this.pointerUp(e));
+    svg.addEventListener("pointercancel", () => this.cancelDrag());
+    svg.addEventListener("keydown", (e) => this.keyDown(e));
+    svg.addEventListener("focusin", (e) => {
+      const sq = e.target.closest && e.target.closest("[data-square]");
+      if (sq) this.setFocus(sq.dataset.square, false);
+    });
+    if (this.svg) this.svg.replaceWith(svg);
+    else this.el.prepend(svg);
+    this.svg = svg;
+    this.el.classList.toggle("classic", geo.kind === "classic");
+    this.el.classList.toggle("cross", geo.kind === "cross");
+    const keepFocus = this.focusName && this.squares.has(this.focusName) ? this.focusName : null;
+    this.focusName = null;
+    this.setFocus(keepFocus || this.defaultFocus(), false);
+    if (this.drawn) this.draw(this.drawn, true);
+  }
+
+  defaultFocus() {
+    const n = this.geo.size;
+    const { f, r } = this.fromScreen(Math.floor((n - 1) / 2), n - 2);
+    const name = squareName(this.geo, f, r);
+    return this.squares.has(name) ? name : this.squares.keys().next().value;
+  }
+
+  // ----- drawing -----
+
+  /**
+   * Draws a game. `view`: `{game, legal, duo, showLegal}` where `legal` holds the usable legal
+   * moves (`{seat, moves}`) or null.
+   */
+  draw(view, force = false) {
+    const game = view.game;
+    const geo = geometry(game.board);
+    if (!this.geo || this.geo.kind !== geo.kind) this.build(geo);
+    const previous = this.drawn;
+    this.drawn = view;
+    this.showTargets = view.showLegal !== false;
+    this.movesFrom = new Map();
+    if (view.legal) {
+      for (const text of view.legal.moves) {
+        const mv = parseMove(text);
+        if (!mv) continue;
+        if (!this.movesFrom.has(mv.from)) this.movesFrom.set(mv.from, []);
+        this.movesFrom.get(mv.from).push({ ...mv, text });
+      }
+    }
+    if (this.selected && (!this.movesFrom.has(this.selected) || this.drawnPly !== game.ply)) {
+      this.selected = null;
+      this.closeChooser();
+    }
+    const checkKings = new Set();
+    for (const [sq, code] of Object.entries(game.pieces)) {
+      if (code[1] === "K" && pieceSeats(code, view.duo).some((seat) => game.checks.includes(seat))) checkKings.add(sq);
+    }
+    const last = game.last_move || [];
+    const targets = this.targetsOf(this.selected);
+    // (The game object is updated in place, so the ply drawn last is kept apart.)
+    const slide = !force && previous && this.drawnPly + 1 === game.ply && last.length === 2 && this.dropped !== last[1] ? last : null;
+    this.dropped = null;
+    this.drawnPly = game.ply;
+    for (const [name, sq] of this.squares) {
+      const code = game.pieces[name] || null;
+      const out = code ? this.isOut(code, game, view.duo) : false;
+      const key = code ? code + (out ? "-out" : "") : null;
+      if (force || key !== sq.code) {
+        sq.code = key;
+        sq.piece.replaceChildren();
+        if (code) {
+          const drawn = pieceGroup(code[1], this.look(code, out, view.duo));
+          sq.piece.append(drawn);
+          if (slide && slide[1] === name) this.slideIn(drawn, slide[0], name);
+        }
+      }
+      const cls = sq.g.classList;
+      cls.toggle("last", last.includes(name));
+      cls.toggle("check", checkKings.has(name));
+      cls.toggle("selected", this.selected === name);
+      cls.toggle("movable", this.movesFrom.has(name));
+      cls.toggle("target", this.showTargets && targets.has(name));
+      cls.toggle("capture", this.showTargets && targets.has(name) && !!code);
+      sq.g.setAttribute("aria-label", this.describe(name, code, out, view, { last, checkKings, targets }));
+    }
+  }
+
+  /** Slides a piece that just moved from where it came from (unless motion is unwelcome). */
+  slideIn(el, from, to) {
+    if (!el.animate || window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    const a = this.squares.get(from);
+    const b = this.squares.get(to);
+    if (!a || !b) return;
+    // The piece layer is scaled by 0.9: move by whole squares in its own units.
+    const dx = ((a.x - b.x) * CELL) / 0.9;
+    const dy = ((a.y - b.y) * CELL) / 0.9;
+    el.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0px, 0px)" }], { duration: 200, easing: "cubic-bezier(.2,.7,.3,1)" });
+  }
+
+  isOut(code, game, duo) {
+    if (duo) return false;
+    const seat = pieceSeats(code, duo)[0];
+    return game.armies[seat] === "out";
+  }
+
+  look(code, out, duo) {
+    const army = pieceArmy(code, duo);
+    if (!army) return { color: OUT_COLOR, mark: null, dark: false };
+    return { color: out ? OUT_COLOR : army.color, mark: army.mark, dark: duo && code[0] === "b" };
+  }
+
+  describe(name, code, out, view, { last, checkKings, targets }) {
+    let text = `${name}, ${code ? pieceWords(code, view.duo) + (out ? " (out)" : "") : "empty"}`;
+    if (checkKings.has(name)) text += ", in check";
+    if (this.selected === name) text += ", selected";
+    if (targets.has(name)) text += ", can move here";
+    if (last.includes(name)) text += ", last move";
+    return text;
+  }
+
+  targetsOf(from) {
+    const set = new Set();
+    if (from && this.movesFrom.has(from)) for (const mv of this.movesFrom.get(from)) set.add(mv.to);
+    return set;
+  }
+
+  redraw() {
+    if (this.drawn) this.draw(this.drawn);
+  }
+
+  // ----- selecting and moving -----
+
+  select(name) {
+    this.selected = name;
+    this.redraw();
+  }
+
+  /** What a click, tap or Enter on a square does. Returns true if it handled it. */
+  activate(name) {
+    this.closeChooser();
+    if (this.selected && this.selected !== name && this.targetsOf(this.selected).has(name)) {
+      this.tryMove(this.selected, name);
+      return true;
+    }
+    if (this.movesFrom.has(name)) {
+      this.select(this.selected === name ? null : name);
+      return true;
+    }
+    if (this.selected) {
+      if (!this.showTargets) this.onNotice(`${this.selected} to ${name} is not a legal move.`);
+      this.select(null);
+      return true;
+    }
+    return false;
+  }
+
+  tryMove(from, to) {
+    const options = (this.movesFrom.get(from) || []).filter((mv) => mv.to === to);
+    if (options.length === 0) {
+      this.onNotice(`${from} to ${to} is not a legal move.`);
+      this.select(null);
+      return;
+    }
+    if (options.length === 1) {
+      this.finishMove(options[0].text);
+      return;
+    }
+    this.openChooser(from, to, options);
+  }
+
+  finishMove(text) {
+    this.selected = null;
+    this.closeChooser();
+    this.redraw();
+    this.onMove(text);
+  }
+
+  openChooser(from, to, options) {
+    this.closeChooser();
+    const code = this.drawn.game.pieces[from];
+    const look = this.look(code, false, this.drawn.duo);
+    const order = "qrbn";
+    options = options.slice().sort((a, b) => order.indexOf(a.promotion) - order.indexOf(b.promotion));
+    const box = h("div", { class: "chooser", role: "dialog", "aria-label": "Promote to" });
+    box.append(h("div", { class: "chooser-title", text: "Promote to" }));
+    const row = h("div", { class: "chooser-row" });
+    for (const mv of options) {
+      const letter = (mv.promotion || "q").toUpperCase();
+      const icon = s("svg", { viewBox: "0 0 100 100", class: "chooser-icon", "aria-hidden": "true" }, pieceGroup(letter, look));
+      row.append(
+        h("button", {
+          class: "chooser-btn",
+          type: "button",
+          "aria-label": PIECE_NAMES[letter],
+          dataset: { promotion: mv.promotion || "" },
+          on: { click: () => this.finishMove(mv.text) },
+        }, icon, h("span", { text: PIECE_NAMES[letter] })),
+      );
+    }
+    box.append(row, h("button", { class: "chooser-cancel", type: "button", text: "Cancel", on: { click: () => this.cancelChooser() } }));
+    box.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") {
+        e.preventDefault();
+        this.cancelChooser();
+      }
+    });
+    // Place it over the target square, kept inside the board.
+    const sq = this.squares.get(to);
+    const n = this.geo.size;
+    box.style.left = `${Math.min(Math.max((sq.x + 0.5) / n, 0.2), 0.8) * 100}%`;
+    box.style.top = `${Math.min(Math.max((sq.y + 0.5) / n, 0.2), 0.8) * 100}%`;
+    this.el.append(box);
+    this.chooser = box;
+    row.querySelector("button").focus();
+  }
+
+  cancelChooser() {
+    this.closeChooser();
+    this.select(null);
+    this.focusSquare(this.focusName);
+  }
+
+  closeChooser() {
+    if (this.chooser) {
+      this.chooser.remove();
+      this.chooser = null;
+    }
+  }
+
+  // ----- pointer: click-click and drag and drop -----
+
+  squareAt(clientX, clientY) {
+    const rect = this.svg.getBoundingClientRect();
+    const n = this.geo.size;
+    const x = Math.floor(((clientX - rect.left) / rect.width) * n);
+    const y = Math.floor(((clientY - rect.top) / rect.height) * n);
+    if (x < 0 || y < 0 || x >= n || y >= n) return null;
+    const { f, r } = this.fromScreen(x, y);
+    if (!this.geo.exists(f, r)) return null;
+    return squareName(this.geo, f, r);
+  }
+
+  pointerDown(e) {
+    if (e.button !== undefined && e.button !== 0) return;
+    const name = this.squareAt(e.clientX, e.clientY);
+    if (!name) return;
+    this.closeChooser();
+    this.setFocus(name, false);
+    if (this.selected && this.selected !== name && this.targetsOf(this.selected).has(name)) {
+      e.preventDefault();
+      this.tryMove(this.selected, name);
+      return;
+    }
+    if (this.movesFrom.has(name)) {
+      e.preventDefault();
+      const wasSelected = this.selected === name;
+      if (!wasSelected) this.select(name);
+      this.press = { name, x: e.clientX, y: e.clientY, id: e.pointerId, dragging: false, wasSelected };
+      try {
+        this.svg.setPointerCapture(e.pointerId);
+      } catch {
+        // capture is a nicety
+      }
+      return;
+    }
+    this.activate(name);
+  }
+
+  pointerMove(e) {
+    const p = this.press;
+    if (!p || e.pointerId !== p.id) return;
+    if (!p.dragging) {
+      if (Math.hypot(e.clientX - p.x, e.clientY - p.y) < DRAG_THRESHOLD_PX) return;
+      p.dragging = true;
+      this.startGhost(p.name);
+    }
+    e.preventDefault();
+    this.moveGhost(e.clientX, e.clientY);
+    const over = this.squareAt(e.clientX, e.clientY);
+    for (const [name, sq] of this.squares) sq.g.classList.toggle("hover", name === over && this.targetsOf(p.name).has(name));
+  }
+
+  pointerUp(e) {
+    const p = this.press;
+    if (!p || e.pointerId !== p.id) return;
+    this.press = null;
+    if (p.dragging) {
+      const over = this.squareAt(e.clientX, e.clientY);
+      this.endGhost();
+      if (over && over !== p.name) {
+        this.dropped = over;
+        this.tryMove(p.name, over);
+      }
+      return;
+    }
+    if (p.wasSelected) this.select(null);
+  }
+
+  cancelDrag() {
+    if (this.press && this.press.dragging) this.endGhost();
+    this.press = null;
+  }
+
+  startGhost(name) {
+    const sq = this.squares.get(name);
+    sq.g.classList.add("lifted");
+    const code = this.drawn.game.pieces[name];
+    this.ghost = s("g", { class: "ghost" }, s("g", { transform: "translate(-55 -62) scale(1.1)" }, pieceGroup(code[1], this.look(code, false, this.drawn.duo))));
+    this.ghostLayer.append(this.ghost);
+  }
+
+  moveGhost(clientX, clientY) {
+    const rect = this.svg.getBoundingClientRect();
+    const n = this.geo.size;
+    const x = ((clientX - rect.left) / rect.width) * n * CELL;
+    const y = ((clientY - rect.top) / rect.height) * n * CELL;
+    this.ghost.setAttribute("transform", `translate(${x} ${y})`);
+  }
+
+  endGhost() {
+    if (this.ghost) this.ghost.remove();
+    this.ghost = null;
+    for (const sq of this.squares.values()) sq.g.classList.remove("lifted", "hover");
+  }
+
+  // ----- keyboard -----
+
+  setFocus(name, move = true) {
+    if (!name || !this.squares.has(name)) return;
+    if (this.focusName && this.squares.has(this.focusName)) this.squares.get(this.focusName).g.setAttribute("tabindex", "-1");
+    this.focusName = name;
+    const sq = this.squares.get(name);
+    sq.g.setAttribute("tabindex", "0");
+    if (move) sq.g.focus();
+  }
+
+  focusSquare(name) {
+    this.setFocus(name, true);
+  }
+
+  keyDown(e) {
+    const steps = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+    if (steps[e.key]) {
+      e.preventDefault();
+      const [dx, dy] = steps[e.key];
+      const here = this.squares.get(this.focusName);
+      if (!here) return;
+      const n = this.geo.size;
+      let { x, y } = here;
+      for (;;) {
+        x += dx;
+        y += dy;
+        if (x < 0 || y < 0 || x >= n || y >= n) return;
+        const { f, r } = this.fromScreen(x, y);
+        if (this.geo.exists(f, r)) {
+          this.focusSquare(squareName(this.geo, f, r));
+          return;
+        }
+      }
+    }
+    if (e.key === "Enter" || e.key === " ") {
+      const sq = e.target.closest && e.target.closest("[data-square]");
+      if (!sq) return;
+      e.preventDefault();
+      this.activate(sq.dataset.square);
+      return;
+    }
+    if (e.key === "Escape") {
+      if (this.selected || this.chooser) {
+        e.preventDefault();
+        this.closeChooser();
+        this.select(null);
+      }
+    }
+  }
+}
+

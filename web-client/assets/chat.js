@@ -1,0 +1,90 @@
+// Chat: the room channel for everyone, the team channel for partners, the spectators' channel
+// for those who hold no seat. Names and texts are shown as text, never as HTML.
+
+import { h, fill } from "./dom.js";
+import { armyBadge, errorText } from "./ui.js";
+
+const CHANNEL_NAMES = { room: "Room", team: "Team", spectators: "Spectators" };
+
+export class Chat {
+  /** `send({channel, text})` → Promise. */
+  constructor({ send }) {
+    this.send = send;
+    this.list = h("ol", { class: "chat-list", "aria-label": "Chat messages", "aria-live": "off" });
+    this.channel = h("select", { class: "chat-channel", "aria-label": "Channel" });
+    this.input = h("input", { class: "chat-input", type: "text", maxlength: "500", placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" });
+    this.error = h("p", { class: "chat-error", role: "alert" });
+    const form = h(
+      "form",
+      { class: "chat-form", on: { submit: (e) => this.submit(e) } },
+      this.channel,
+      this.input,
+      h("button", { class: "btn small primary", type: "submit", text: "Send" }),
+    );
+    this.el = h("section", { class: "card chat", "aria-label": "Chat" }, h("h2", { class: "card-title", text: "Chat" }), this.list, form, this.error);
+    this.shown = 0;
+    this.channelsKey = "";
+  }
+
+  async submit(e) {
+    e.preventDefault();
+    const text = this.input.value;
+    if (!text.trim()) return;
+    this.error.textContent = "";
+    try {
+      await this.send({ channel: this.channel.value, text });
+      this.input.value = "";
+    } catch (error) {
+      this.error.textContent = errorText(error);
+    }
+  }
+
+  /** The channels this person may write to now. */
+  channels(state) {
+    if (state.yourSeats.length === 0) return ["spectators"];
+    const list = ["room"];
+    const teamAllowed = !state.settings.preset.startsWith("ffa") && !(state.settings.silent_partners && state.status !== "lobby");
+    if (teamAllowed) list.push("team");
+    return list;
+  }
+
+  update(state) {
+    const channels = this.channels(state);
+    const key = channels.join(",");
+    if (key !== this.channelsKey) {
+      const previous = this.channel.value;
+      fill(this.channel, channels.map((c) => h("option", { value: c, text: c === "team" ? "Team" : CHANNEL_NAMES[c] })));
+      if (channels.includes(previous)) this.channel.value = previous;
+      this.channel.hidden = channels.length < 2;
+      this.channelsKey = key;
+    }
+    if (state.chat.length < this.shown) {
+      this.list.replaceChildren();
+      this.shown = 0;
+    }
+    const nearBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
+    for (const line of state.chat.slice(this.shown)) this.list.append(this.line(line, state));
+    this.shown = state.chat.length;
+    if (nearBottom) this.list.scrollTop = this.list.scrollHeight;
+    if (state.chat.length === 0 && !this.list.querySelector(".chat-empty")) {
+      this.list.append(h("li", { class: "chat-empty", text: "No messages yet." }));
+    } else if (state.chat.length) {
+      const empty = this.list.querySelector(".chat-empty");
+      if (empty) empty.remove();
+    }
+  }
+
+  line(line, state) {
+    const time = new Date(line.at);
+    const hhmm = `${String(time.getHours()).padStart(2, "0")}:${String(time.getMinutes()).padStart(2, "0")}`;
+    return h(
+      "li",
+      { class: `chat-line channel-${line.channel}` },
+      h("span", { class: "chat-time", text: hhmm }),
+      line.channel !== "room" ? h("span", { class: "chat-tag", text: CHANNEL_NAMES[line.channel] || line.channel }) : null,
+      line.seat !== undefined && line.seat !== null ? armyBadge(line.seat, state.duo, { size: 12 }) : null,
+      h("span", { class: "chat-name", text: line.name }),
+      h("span", { class: "chat-text", text: line.text }),
+    );
+  }
+}

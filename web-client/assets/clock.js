@@ -1,0 +1,50 @@
+// Clocks as the server keeps them: the client only counts down to the server's deadline. The
+// offset between the server's clock and ours is estimated from messages as they arrive (a
+// message's `turn_ends_at - turn_remaining_ms` is the server's time when it was written), so
+// that replayed events, whose clocks were written earlier, still count down correctly.
+
+const samples = [];
+const WINDOW_MS = 120000;
+
+/** Notes a clock that just arrived. */
+export function noteClock(clock) {
+  if (!clock || clock.turn_ends_at === undefined || clock.turn_remaining_ms === undefined) return;
+  const now = Date.now();
+  samples.push({ at: now, offset: clock.turn_ends_at - clock.turn_remaining_ms - now });
+  while (samples.length > 1 && (samples.length > 50 || now - samples[0].at > WINDOW_MS)) samples.shift();
+}
+
+/** The server's time now, as well as we know it. */
+export function serverNow() {
+  if (samples.length === 0) return Date.now();
+  // The freshest message gives the largest offset; older (replayed) ones give smaller ones.
+  return Date.now() + Math.max(...samples.map((s) => s.offset));
+}
+
+/** Milliseconds left in the current turn, or null when nothing limits it. */
+export function turnRemaining(clock) {
+  if (!clock || clock.turn_ends_at === undefined) return null;
+  return Math.max(0, clock.turn_ends_at - serverNow());
+}
+
+/** Both Duo banks now: the running side's bank counts down while its turn runs. */
+export function banksNow(clock, toMove) {
+  if (!clock || !clock.banks_ms) return null;
+  const banks = clock.banks_ms.slice();
+  if (!clock.paused && clock.turn_ends_at !== undefined && toMove !== null && toMove !== undefined) {
+    const writtenAt = clock.turn_ends_at - clock.turn_remaining_ms;
+    const side = toMove % 2;
+    banks[side] = Math.max(0, banks[side] - Math.max(0, serverNow() - writtenAt));
+  }
+  return banks;
+}
+
+/** `4:05`, `0:59`, and tenths under ten seconds: `9.4`. */
+export function formatMs(ms) {
+  if (ms === null || ms === undefined) return "";
+  if (ms < 10000) return (Math.floor(ms / 100) / 10).toFixed(1);
+  const total = Math.ceil(ms / 1000);
+  const m = Math.floor(total / 60);
+  const sec = total % 60;
+  return `${m}:${String(sec).padStart(2, "0")}`;
+}

@@ -1,0 +1,522 @@
+// The game: the board with the players around it, whose turn it is and the clocks, points and
+// lost pieces, the move list, the actions (resign, draw, takeback, claim), offers to answer, the
+// result, rematch and the game file.
+
+import { h, s, fill, rerender } from "./dom.js";
+import { Board } from "./board.js";
+import { seatArmy, pieceArmy, OUT_COLOR } from "./armies.js";
+import { pieceGroup } from "./pieces.js";
+import { armyBadge, presenceBadge } from "./ui.js";
+import { turnRemaining, banksNow, formatMs } from "./clock.js";
+import { exportGame, download } from "./pgn.js";
+import { soundEnabled, setSoundEnabled } from "./sound.js";
+
+const CORNER_OF_SIDE = { bottom: "br", left: "bl", top: "tl", right: "tr" };
+const START_COUNTS = { Q: 1, R: 2, B: 2, N: 2, P: 8 };
+const REASONS = {
+  checkmate: "checkmate",
+  king_captured: "king captured",
+  resignation: "resignation",
+  breakthrough: "pawn breakthrough",
+  timeout: "time",
+  abandonment: "abandonment",
+  stalemate: "stalemate",
+  agreement: "agreement",
+  repetition: "threefold repetition",
+  fifty_moves: "fifty-move rule",
+  dead_position: "dead position",
+  move_limit: "move limit",
+  last_player: "last player standing",
+  lead: "a decisive lead",
+  claimed: "claimed win",
+};
+
+export function seatTitle(state, seat) {
+  const s = state.seats[seat];
+  const label = s ? s.label : String(seat);
+  const name = state.seatName(seat);
+  return name ? `${label} (${name})` : label;
+}
+
+/** Pieces each army (cross) or side (Duo) has lost, from the board: start minus what stands. */
+export function lostPieces(game, duo) {
+  const letters = duo ? ["w", "b"] : ["r", "b", "y", "g"];
+  const promoted = new Set(game.promoted || []);
+  const lost = {};
+  for (const letter of letters) {
+    const have = { Q: 0, R: 0, B: 0, N: 0, P: 0, K: 0 };
+    for (const [sq, code] of Object.entries(game.pieces)) {
+      if (code[0] !== letter) continue;
+      have[promoted.has(sq) ? "P" : code[1]] += 1;
+    }
+    const list = [];
+    if (have.K === 0 && Object.values(game.pieces).length) list.push("K");
+    for (const type of ["Q", "R", "B", "N", "P"]) for (let i = have[type]; i < START_COUNTS[type]; i++) list.push(type);
+    lost[letter] = list;
+  }
+  return lost;
+}
+
+const ICONS = {
+  turn: "M4 10a6 6 0 0 1 10.4-4.1M16 4v3.2h-3.2M16 10a6 6 0 0 1-10.4 4.1M4 16v-3.2h3.2",
+  sound: "M3 8h3l4-3.5v11L6 12H3zM13 7.5a3.5 3.5 0 0 1 0 5M15 5.5a6.5 6.5 0 0 1 0 9",
+  muted: "M3 8h3l4-3.5v11L6 12H3zM13 8l4 4M17 8l-4 4",
+};
+
+function icon(name) {
+  return s("svg", { class: "icon", viewBox: "0 0 20 20", width: 18, height: 18, "aria-hidden": "true" },
+    s("path", { d: ICONS[name], fill: "none", stroke: "currentColor", "stroke-width": 1.7, "stroke-linecap": "round", "stroke-linejoin": "round" }));
+}
+
+function countWords(types) {
+  const names = { K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" };
+  const counts = new Map();
+  for (const t of types) counts.set(t, (counts.get(t) || 0) + 1);
+  return [...counts].map(([t, n]) => `${n} ${names[t]}${n > 1 ? "s" : ""}`).join(", ");
+}
+
+export class GameView {
+  constructor(actions) {
+    this.actions = actions;
+    this.board = new Board({ onMove: (text) => actions.move(text), onNotice: (text) => actions.notice(text) });
+    this.rotationOverride = null;
+    this.plates = new Map();
+    for (const corner of ["br", "bl", "tl", "tr"]) {
+      const plate = h("div", { class: `plate corner-${corner}` });
+      this.plates.set(corner, plate);
+      this.board.el.append(plate);
+    }
+    this.overlay = h("div", { class: "board-result", hidden: true });
+    this.board.el.append(this.overlay);
+    this.dismissed = null;
+    this.duoTop = h("div", { class: "duo-row top" });
+    this.duoBottom = h("div", { class: "duo-row bottom" });
+    this.turnLine = h("p", { class: "turn-line", id: "turn-line" });
+    this.soundButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "sound" }, on: { click: () => this.toggleSound() } });
+    this.turnButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "turn-board" }, on: { click: () => this.turnBoard() } }, icon("turn"), h("span", { text: "Turn board" }));
+    this.status = h("section", { class: "card status-card", "aria-label": "Game status" });
+    this.players = h("section", { class: "card players-card", "aria-labelledby": "players-title" });
+    this.movesList = h("div", { class: "moves-scroll" });
+    this.moves = h("section", { class: "card moves-card", "aria-labelledby": "moves-title" },
+      h("div", { class: "card-head" }, h("h2", { id: "moves-title", class: "card-title", text: "Moves" }),
+        h("button", { class: "btn small ghost", type: "button", dataset: { action: "download" }, text: "Download game", on: { click: () => this.download() } })),
+      this.movesList);
+    this.side = h("div", { class: "side-col" }, this.status, this.players, this.moves);
+    this.el = h(
+      "div",
+      { class: "game-layout" },
+      h("div", { class: "board-col" },
+        h("div", { class: "board-bar" }, this.turnLine, h("div", { class: "board-tools" }, this.turnButton, this.soundButton)),
+        this.duoTop,
+        this.board.el,
+        this.duoBottom),
+      this.side,
+    );
+    this.updateSoundButton();
+  }
+
+  /** Where the chat goes (below the side column). */
+  attachChat(chatEl) {
+    this.side.append(chatEl);
+  }
+
+  toggleSound() {
+    setSoundEnabled(!soundEnabled());
+    this.updateSoundButton();
+  }
+
+  updateSoundButton() {
+    const on = soundEnabled();
+    fill(this.soundButton, icon(on ? "sound" : "muted"), h("span", { text: on ? "Sound on" : "Sound off" }));
+    this.soundButton.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+
+  defaultRotation(state) {
+    const mine = state.yourSeats;
+    if (!mine.length) return 0;
+    const seat = state.mySeatToMove !== null && mine.length > 1 ? state.mySeatToMove : mine[0];
+    if (state.duo) return seat % 2 === 0 ? 0 : 2;
+    return seat;
+  }
+
+  turnBoard() {
+    const step = this.state && this.state.duo ? 2 : 1;
+    this.rotationOverride = ((this.board.rotation + step) % 4);
+    this.board.setRotation(this.rotationOverride);
+    this.update(this.state);
+  }
+
+  update(state) {
+    this.state = state;
+    const game = state.game;
+    if (!game) return;
+    this.board.setRotation(this.rotationOverride !== null ? this.rotationOverride : this.defaultRotation(state));
+    const legal = state.currentLegal;
+    this.board.draw({ game, legal, duo: state.duo, showLegal: state.settings.show_legal_moves });
+    this.el.classList.toggle("duo", state.duo);
+    this.el.classList.toggle("my-turn", state.mySeatToMove !== null);
+    this.el.classList.toggle("finished", !!game.result);
+    this.renderPlates(state);
+    this.renderTurnLine(state);
+    this.renderOverlay(state);
+    const g = game;
+    const statusKey = JSON.stringify([g.result, g.draw_offer, g.resignation_request, g.to_move, g.armies, g.lifelines, g.clock && g.clock.paused, state.yourSeats, state.youAreHost, state.seats, state.session]);
+    if (statusKey !== this.statusKey) {
+      this.statusKey = statusKey;
+      rerender(this.status, () => this.statusContent(state));
+    }
+    fill(this.players, this.playersContent(state));
+    this.renderMoves(state);
+    this.tick();
+  }
+
+  // ----- the players around the board -----
+
+  plate(state, seat, extraClass = "") {
+    const game = state.game;
+    const seatView = state.seats[seat];
+    const army = seatArmy(seat, state.duo);
+    const out = game.armies[seat] === "out";
+    const toMove = game.to_move === seat;
+    const mine = state.yourSeats.includes(seat);
+    const el = h("div", { class: ["plate-inner", extraClass, toMove && "to-move", out && "out", mine && "mine"], dataset: { seat: String(seat) } });
+    el.style.setProperty("--army", out ? OUT_COLOR : army.color);
+    const name = state.seatName(seat) || seatView.label;
+    el.append(
+      h("div", { class: "plate-name" }, armyBadge(seat, state.duo, { out, size: 14 }), h("span", { class: "pname", text: name }), mine ? h("span", { class: "tag you", text: "you" }) : null),
+      h("div", { class: "plate-info" },
+        h("span", { class: "plabel", text: seatView.label }),
+        seatView.occupant === "human" && seatView.presence && seatView.presence !== "online" ? presenceBadge(seatView) : null,
+        game.armies[seat] === "king_walking" ? h("span", { class: "presence gone", text: "king walks" }) : null,
+        out ? h("span", { class: "presence gone", text: "out" }) : null),
+      h("div", { class: "plate-bottom" },
+        state.settings.preset.startsWith("ffa") ? h("span", { class: "points", text: `${game.points[seat]} pts` }) : null,
+        h("span", { class: "timer", dataset: { timer: String(seat) } })),
+    );
+    return el;
+  }
+
+  renderPlates(state) {
+    if (state.duo) {
+      for (const plate of this.plates.values()) plate.hidden = true;
+      const bottomWhite = this.board.rotation === 0;
+      const row = (white) => {
+        const seats = white ? [0, 2] : [1, 3];
+        return [
+          ...seats.map((seat) => this.plate(state, seat)),
+          h("div", { class: "bank", dataset: { bank: white ? "0" : "1" } }, h("span", { class: "bank-label", text: white ? "White" : "Black" }), h("span", { class: "bank-time" })),
+        ];
+      };
+      fill(this.duoTop, row(!bottomWhite));
+      fill(this.duoBottom, row(bottomWhite));
+      this.duoTop.hidden = false;
+      this.duoBottom.hidden = false;
+      return;
+    }
+    this.duoTop.hidden = true;
+    this.duoBottom.hidden = true;
+    for (let seat = 0; seat < 4; seat++) {
+      const corner = CORNER_OF_SIDE[this.board.sideOfSeat(seat)];
+      const plate = this.plates.get(corner);
+      plate.hidden = false;
+      fill(plate, this.plate(state, seat));
+    }
+  }
+
+  /** The result over the board, until dismissed. */
+  renderOverlay(state) {
+    const r = state.game.result;
+    const key = r ? `${state.v}:${r.text}` : null;
+    if (!r || this.dismissed === r.text + state.game.ply) {
+      this.overlay.hidden = true;
+      this.overlayKey = null;
+      return;
+    }
+    if (this.overlayKey === key) return;
+    this.overlayKey = key;
+    const headline = r.winners.length ? `${r.winners.map((s) => state.seats[s].label).join(" & ")} ${r.winners.length > 1 ? "win" : "wins"}` : "Draw";
+    fill(
+      this.overlay,
+      h("p", { class: "result-kicker", text: "Game over" }),
+      h("p", { class: "board-result-headline", text: headline }),
+      h("p", { class: "board-result-text", text: r.text }),
+      h("button", { class: "btn small", type: "button", text: "Show the board", on: { click: () => {
+        this.dismissed = r.text + state.game.ply;
+        this.overlay.hidden = true;
+      } } }),
+    );
+    this.overlay.hidden = false;
+  }
+
+  renderTurnLine(state) {
+    const game = state.game;
+    this.turnLine.className = "turn-line";
+    if (game.result) {
+      this.turnLine.textContent = "Game over";
+      return;
+    }
+    if (game.to_move === null || game.to_move === undefined) {
+      this.turnLine.textContent = "";
+      return;
+    }
+    const mine = state.mySeatToMove !== null;
+    this.turnLine.replaceChildren(
+      armyBadge(game.to_move, state.duo, { size: 16 }),
+      h("span", { text: mine ? (state.yourSeats.length > 1 ? `Your move (${state.seats[game.to_move].label})` : "Your move") : `${seatTitle(state, game.to_move)} to move` }),
+      h("span", { class: "timer turn-timer", dataset: { timer: "turn" } }),
+    );
+    this.turnLine.classList.toggle("mine", mine);
+  }
+
+  /** Counts the clocks down (called often). */
+  tick() {
+    const state = this.state;
+    if (!state || !state.game) return;
+    const game = state.game;
+    const clock = game.result ? {} : game.clock || {};
+    const remaining = turnRemaining(clock);
+    const text = remaining === null ? "" : formatMs(remaining);
+    for (const el of this.el.querySelectorAll("[data-timer]")) {
+      const which = el.dataset.timer;
+      const show = which === "turn" || Number(which) === game.to_move;
+      el.textContent = show && state.settings.turn_limit ? text : "";
+      el.classList.toggle("low", show && remaining !== null && remaining < 10000);
+    }
+    const banks = banksNow(clock.banks_ms ? clock : game.clock, game.result ? null : game.to_move);
+    for (const el of this.el.querySelectorAll("[data-bank]")) {
+      const side = Number(el.dataset.bank);
+      const time = el.querySelector(".bank-time");
+      if (!banks) {
+        el.hidden = true;
+        continue;
+      }
+      el.hidden = false;
+      time.textContent = formatMs(banks[side]);
+      const running = !game.result && !clock.paused && game.to_move !== null && game.to_move % 2 === side;
+      el.classList.toggle("running", running);
+      el.classList.toggle("paused", !!clock.paused);
+      el.classList.toggle("low", banks[side] < 20000);
+    }
+  }
+
+  // ----- status, offers, actions, result -----
+
+  actingSeat(state) {
+    const mine = state.yourSeats.filter((s) => state.game.armies[s] !== "out");
+    if (!mine.length) return null;
+    if (mine.includes(state.game.to_move)) return state.game.to_move;
+    return mine[0];
+  }
+
+  /** Who you are in this game, in a line. */
+  youPlay(state) {
+    const mine = state.yourSeats;
+    if (!mine.length) return h("p", { class: "you-play", text: "You are watching this game." });
+    const parts = [h("span", { text: "You play" })];
+    mine.forEach((seat, i) => {
+      if (i) parts.push(h("span", { text: "and" }));
+      parts.push(armyBadge(seat, state.duo, { size: 14 }), h("strong", { text: state.seats[seat].label }));
+    });
+    const ffa = state.settings.preset.startsWith("ffa");
+    if (!ffa && mine.length === 1) {
+      const partner = (mine[0] + 2) % 4;
+      parts.push(h("span", { text: "· partner" }), armyBadge(partner, state.duo, { size: 14 }), h("strong", { text: seatTitle(state, partner) }));
+    }
+    return h("p", { class: "you-play" }, parts);
+  }
+
+  statusContent(state) {
+    const game = state.game;
+    const out = [this.youPlay(state)];
+    if (game.result) {
+      out.push(this.resultBlock(state));
+    } else {
+      if (game.clock && game.clock.paused) out.push(h("p", { class: "notice warn", text: "The clocks are stopped while a player is away." }));
+      const seat = this.actingSeat(state);
+      if (game.draw_offer && game.draw_offer.length) out.push(this.drawOfferBlock(state, seat));
+      if (game.resignation_request !== undefined && game.resignation_request !== null) out.push(this.resignationBlock(state));
+      if (seat !== null) out.push(this.actionsBlock(state, seat));
+    }
+    if (state.session) out.push(this.sessionBlock(state));
+    return out;
+  }
+
+  resultBlock(state) {
+    const game = state.game;
+    const r = game.result;
+    const mine = state.yourSeats;
+    let headline = "Draw";
+    if (r.winners.length) {
+      const names = r.winners.map((s) => seatTitle(state, s));
+      headline = `${names.join(" & ")} ${r.winners.length > 1 ? "win" : "wins"}`;
+    }
+    let verdict = null;
+    let verdictClass = "";
+    if (mine.length && !game.result.winners.length) verdict = "A draw.";
+    else if (mine.length) {
+      const won = mine.some((s) => r.winners.includes(s));
+      verdict = won ? "You won!" : "You lost.";
+      verdictClass = won ? "won" : "lost";
+    }
+    const block = h("div", { class: "result", role: "status", dataset: { result: r.reason } },
+      h("p", { class: "result-kicker", text: `Game over · ${REASONS[r.reason] || r.reason}` }),
+      h("h2", { class: "result-headline", text: headline }),
+      verdict ? h("p", { class: `result-verdict ${verdictClass}`, text: verdict }) : null,
+      h("p", { class: "result-text", text: r.text }));
+    if (r.points) {
+      block.append(h("ol", { class: "result-points" }, r.points.map((p, seat) => h("li", {}, armyBadge(seat, false, { size: 12 }), h("span", { text: `${state.seats[seat].label} · ${state.seatName(seat) || "—"}` }), h("strong", { text: String(p) })))));
+    }
+    const buttons = h("div", { class: "button-row" });
+    if (state.youAreHost) buttons.append(h("button", { class: "btn primary", type: "button", dataset: { key: "rematch", action: "rematch" }, text: "Rematch", on: { click: () => this.actions.rematch() } }));
+    else buttons.append(h("p", { class: "muted", text: "The host may start a rematch." }));
+    buttons.append(h("button", { class: "btn", type: "button", dataset: { key: "download-result" }, text: "Download game", on: { click: () => this.download() } }));
+    block.append(buttons);
+    return block;
+  }
+
+  drawOfferBlock(state, seat) {
+    const game = state.game;
+    const agreed = game.draw_offer;
+    const names = agreed.map((s) => state.seats[s].label).join(", ");
+    const block = h("div", { class: "offer", role: "status" }, h("p", { text: `Draw offered · agreed: ${names}` }));
+    if (seat !== null && !agreed.includes(seat)) {
+      block.append(h("div", { class: "button-row" },
+        h("button", { class: "btn primary small", type: "button", dataset: { key: "draw-accept", action: "accept-draw" }, text: "Accept draw", on: { click: () => this.actions.answerDraw(seat, true) } }),
+        h("button", { class: "btn small", type: "button", dataset: { key: "draw-decline", action: "decline-draw" }, text: "Decline", on: { click: () => this.actions.answerDraw(seat, false) } })));
+    }
+    return block;
+  }
+
+  resignationBlock(state) {
+    const asker = state.game.resignation_request;
+    const partner = (asker + 2) % 4;
+    const block = h("div", { class: "offer", role: "status" }, h("p", { text: `${seatTitle(state, asker)} wants to resign.` }));
+    if (state.yourSeats.includes(partner)) {
+      block.append(h("p", { class: "muted", text: "Your team loses if you agree." }), h("div", { class: "button-row" },
+        h("button", { class: "btn danger small", type: "button", dataset: { key: "resign-accept", action: "accept-resignation" }, text: "Agree to resign", on: { click: () => this.actions.answerResignation(partner, true) } }),
+        h("button", { class: "btn small", type: "button", dataset: { key: "resign-refuse", action: "refuse-resignation" }, text: "Play on", on: { click: () => this.actions.answerResignation(partner, false) } })));
+    } else {
+      block.append(h("p", { class: "muted", text: "Waiting for their partner's answer." }));
+    }
+    return block;
+  }
+
+  actionsBlock(state, seat) {
+    const game = state.game;
+    const settings = state.settings;
+    const row = h("div", { class: "button-row actions" });
+    const walking = game.armies[seat] === "king_walking";
+    if (!walking) {
+      row.append(
+        h("button", { class: "btn danger-outline", type: "button", dataset: { key: "resign", action: "resign" }, text: "Resign", on: { click: () => this.actions.resign(seat) } }),
+        h("button", { class: "btn", type: "button", dataset: { key: "draw", action: "offer-draw" }, disabled: game.draw_offer && game.draw_offer.includes(seat), text: "Offer draw", on: { click: () => this.actions.offerDraw(seat) } }),
+      );
+    }
+    if (settings.lifelines) {
+      const left = game.lifelines[seat % 2];
+      row.append(h("button", { class: "btn", type: "button", dataset: { key: "takeback", action: "take-back" }, disabled: left === 0, text: `Take back (${left} left)`, on: { click: () => this.actions.takeBack(seat) } }));
+    }
+    const opponentsGone = state.duo && state.seats.some((s) => s.seat % 2 !== seat % 2 && s.occupant === "human" && s.presence === "gone");
+    if ((settings.claim_win && settings.preset.startsWith("ffa")) || opponentsGone) {
+      row.append(h("button", { class: "btn", type: "button", dataset: { key: "claim", action: "claim-win" }, text: "Claim the win", on: { click: () => this.actions.claimWin(seat) } }));
+    }
+    return row;
+  }
+
+  sessionBlock(state) {
+    const session = state.session;
+    return h("div", { class: "session" },
+      h("h3", { text: `Switch partners · game ${session.game} of 3${session.finished ? " · finished" : ""}` }),
+      h("ol", {}, session.standings.map((p) => h("li", {}, h("span", { text: p.name }), h("span", { class: "pts", text: String(p.points) })))));
+  }
+
+  // ----- players list -----
+
+  playersContent(state) {
+    const game = state.game;
+    const lost = lostPieces(game, state.duo);
+    const ffa = state.settings.preset.startsWith("ffa");
+    const list = h("ul", { class: "player-list" });
+    for (let seat = 0; seat < 4; seat++) {
+      const seatView = state.seats[seat];
+      const army = seatArmy(seat, state.duo);
+      const out = game.armies[seat] === "out";
+      const letter = state.duo ? (seat % 2 === 0 ? "w" : "b") : "rbyg"[seat];
+      const showLost = !state.duo || seat < 2;
+      const li = h("li", { class: ["player", game.to_move === seat && "to-move", out && "out"], dataset: { seat: String(seat) } },
+        h("div", { class: "player-main" },
+          armyBadge(seat, state.duo, { out, size: 16 }),
+          h("span", { class: "player-label", text: seatView.label }),
+          h("span", { class: "player-name", text: state.seatName(seat) || "—" }),
+          state.yourSeats.includes(seat) ? h("span", { class: "tag you", text: "you" }) : null,
+          state.hostSeat === seat ? h("span", { class: "tag host", text: "host" }) : null,
+          presenceBadge(seatView),
+          ffa ? h("span", { class: "points", text: `${game.points[seat]}` }) : null),
+        showLost && lost[letter].length
+          ? h("div", { class: "lost-pieces", role: "img", "aria-label": `${state.duo ? army.name : seatView.label} lost ${countWords(lost[letter])}` }, lost[letter].map((t) => this.smallPiece(t, letter, state.duo)))
+          : null,
+      );
+      li.style.setProperty("--army", out ? OUT_COLOR : army.color);
+      list.append(li);
+    }
+    return [h("h2", { id: "players-title", class: "card-title", text: "Players" }), list];
+  }
+
+  smallPiece(type, letter, duo) {
+    const army = pieceArmy(letter + type, duo);
+    const icon = s("svg", { class: "mini-piece", viewBox: "0 0 100 100", "aria-hidden": "true" });
+    icon.append(pieceGroup(type, { color: army.color, mark: null, dark: duo && letter === "b" }));
+    return icon;
+  }
+
+  // ----- moves -----
+
+  renderMoves(state) {
+    const game = state.game;
+    const duo = state.duo;
+    const table = h("table", { class: duo ? "moves duo" : "moves" });
+    const head = h("tr", {}, h("th", { scope: "col", text: "#" }));
+    const columns = duo ? [0, 1] : [0, 1, 2, 3];
+    for (const c of columns) {
+      const th = h("th", { scope: "col" }, armyBadge(duo ? c : c, duo, { size: 12 }), h("span", { text: duo ? (c === 0 ? "White" : "Black") : state.seats[c].label }));
+      head.append(th);
+    }
+    table.append(h("thead", {}, head));
+    const body = h("tbody");
+    let row = null;
+    let last = null;
+    let number = 0;
+    const lastIndex = game.moves.length - 1;
+    game.moves.forEach((text, i) => {
+      const seat = state.plySeats[i];
+      const column = duo ? seat % 2 : seat;
+      if (row === null || column <= last) {
+        number += 1;
+        row = h("tr", {}, h("th", { scope: "row", text: String(number) }), columns.map(() => h("td")));
+        body.append(row);
+      }
+      const cell = row.children[column + 1];
+      cell.textContent = text;
+      cell.title = seatTitle(state, seat);
+      if (state.plyAuto[i]) {
+        cell.classList.add("auto");
+        cell.title += ", played by the CPU";
+        cell.append(h("span", { class: "sr-only", text: " (played by the CPU)" }));
+      }
+      if (i === lastIndex) cell.classList.add("last");
+      last = column;
+    });
+    table.append(body);
+    const empty = game.moves.length === 0 ? h("p", { class: "muted", text: "No moves yet." }) : null;
+    const scroller = this.movesList;
+    const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 30;
+    fill(scroller, empty || table);
+    if (atBottom || game.moves.length < 3) scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  download() {
+    if (!this.state || !this.state.game) return;
+    download(exportGame(this.state));
+  }
+}
+

@@ -1,0 +1,347 @@
+// A room's page: keeps the room's state in step with the server over the connection, shows the
+// lobby or the game, the chat, the link to share and the connection banner, and turns what
+// happens into words (screen readers), a chime and the tab title.
+
+import { h, fill } from "./dom.js";
+import { RoomState } from "./state.js";
+import { Connection } from "./connection.js";
+import { Lobby } from "./lobby.js";
+import { GameView, seatTitle } from "./game.js";
+import { Chat } from "./chat.js";
+import { noteClock } from "./clock.js";
+import { announce, announceNow } from "./announce.js";
+import { beepYourTurn, clickMove } from "./sound.js";
+import { confirmDialog, toast, errorText } from "./ui.js";
+import { presetInfo, isTeamsPreset } from "./armies.js";
+
+const BASE_TITLE = "Four Kings";
+
+export function roomPage(roomId, { navigate }) {
+  const state = new RoomState(roomId);
+  let conn = null;
+  let lastTurnKey = null;
+  let wasDisconnected = false;
+
+  // ----- requests -----
+
+  async function act(msg, { quiet = false } = {}) {
+    try {
+      return await conn.request(msg);
+    } catch (error) {
+      if (!quiet) {
+        const text = errorText(error);
+        toast(text, "error");
+        announceNow(text);
+      }
+      throw error;
+    }
+  }
+
+  const seatMsg = (type, seat, extra = {}) => ({ type, seat, token: state.tokenFor(seat), ...extra });
+  const hostMsg = (type, extra = {}) => ({ type, host_token: state.tokens.host, ...extra });
+  const ignore = () => {};
+
+  const actions = {
+    async takeSeat(seat, name) {
+      const ack = await act({ type: "take_seat", seat, name }).catch(() => null);
+      if (!ack) return;
+      state.setSeatToken(seat, ack.seat_token);
+      if (!state.yourSeats.includes(seat)) state.yourSeats = [...state.yourSeats, seat];
+      render({ kind: "seat_ack" });
+    },
+    leaveSeat: (seat) => act(seatMsg("leave_seat", seat)).catch(ignore),
+    setCpu: (seat, level) => act(hostMsg("set_cpu", { seat, level })).catch(ignore),
+    movePlayer: (from, to) => act(hostMsg("move_player", { from, to })).catch(ignore),
+    removePlayer: async (seat) => {
+      const name = state.seatName(seat);
+      if (await confirmDialog({ title: `Remove ${name}?`, text: "Their seat becomes free again.", confirm: "Remove", danger: true })) {
+        act(hostMsg("remove_player", { seat })).catch(ignore);
+      }
+    },
+    updateSettings: (patch) =>
+      act(hostMsg("update_settings", { settings: patch })).catch(() => {
+        // Refused: show the settings as they are.
+        if (lobby.form) lobby.form.update(state.settings);
+      }),
+    start: () => act(hostMsg("start")).catch(ignore),
+    rematch: () => act(hostMsg("rematch")).catch(ignore),
+    move: (text) => {
+      const seat = state.legal && state.legal.seat;
+      if (seat === null || seat === undefined || !state.game) return;
+      act(seatMsg("move", seat, { ply: state.game.ply, move: text })).catch(ignore);
+    },
+    notice: (text) => {
+      toast(text);
+      announceNow(text);
+    },
+    async resign(seat) {
+      const consent = state.settings.preset === "teams-classic";
+      const teams = isTeamsPreset(state.settings.preset) || state.duo;
+      const ok = await confirmDialog({
+        title: "Resign?",
+        text: consent ? "Your partner is asked to agree; then your team loses." : teams ? "Your team loses the game." : "You leave the game.",
+        confirm: "Resign",
+        danger: true,
+      });
+      if (ok) act(seatMsg("resign", seat)).catch(ignore);
+    },
+    async offerDraw(seat) {
+      if (await confirmDialog({ title: "Offer a draw?", text: "The game is drawn when everyone still playing agrees.", confirm: "Offer draw" })) {
+        act(seatMsg("offer_draw", seat)).catch(ignore);
+      }
+    },
+    answerDraw: (seat, accept) => act(seatMsg("answer_draw", seat, { accept })).catch(ignore),
+    answerResignation: async (seat, accept) => {
+      if (accept && !(await confirmDialog({ title: "Agree to resign?", text: "Your team loses the game.", confirm: "Resign", danger: true }))) return;
+      act(seatMsg("answer_resignation", seat, { accept })).catch(ignore);
+    },
+    async takeBack(seat) {
+      if (await confirmDialog({ title: "Take back your team's move?", text: "This spends one of your team's two lifelines.", confirm: "Take back" })) {
+        act(seatMsg("take_back", seat)).catch(ignore);
+      }
+    },
+    async claimWin(seat) {
+      if (await confirmDialog({ title: "Claim the win?", text: "The game ends with your win.", confirm: "Claim" })) {
+        act(seatMsg("claim_win", seat)).catch(ignore);
+      }
+    },
+  };
+
+  // ----- the page -----
+
+  const banner = h("div", { class: "conn-banner", role: "status", hidden: true });
+  const linkInput = h("input", { class: "link-input", type: "text", readonly: true, value: `${location.origin}/r/${roomId}`, "aria-label": "Room link", on: { focus: (e) => e.target.select() } });
+  const copyButton = h("button", { class: "btn primary small", type: "button", dataset: { action: "copy-link" }, text: "Copy link", on: { click: () => copyLink() } });
+  const invite = h("div", { class: "invite" }, h("span", { class: "invite-label", text: "Invite" }), linkInput, copyButton);
+  const lobby = new Lobby(actions);
+  const game = new GameView(actions);
+  const chat = new Chat({ send: ({ channel, text }) => act(channel === "spectators" ? { type: "chat", channel, text } : { ...seatMsg("chat", chatSeat()), channel, text }, { quiet: true }) });
+  const content = h("div", { class: "room-content" }, h("p", { class: "loading", text: "Joining the room…" }));
+  const el = h("div", { class: "room" }, banner, h("div", { class: "room-bar" }, h("div", { class: "room-name" }), invite), content);
+  let mode = null;
+
+  function chatSeat() {
+    return state.yourSeats[0];
+  }
+
+  async function copyLink() {
+    const text = linkInput.value;
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      linkInput.select();
+      document.execCommand && document.execCommand("copy");
+    }
+    copyButton.textContent = "Copied ✓";
+    announceNow("The room link is copied.");
+    setTimeout(() => (copyButton.textContent = "Copy link"), 1800);
+  }
+
+  // State changes are applied at once; drawing is batched to one per frame, so that a burst of
+  // events (a replay after a reconnection, CPUs moving fast) costs one redraw.
+  let renderPending = false;
+  function render(change) {
+    if (state.v === null) return;
+    updateTitle();
+    if (change) narrate(change);
+    if (renderPending) return;
+    renderPending = true;
+    const run = () => {
+      if (!renderPending) return;
+      renderPending = false;
+      draw();
+    };
+    requestAnimationFrame(run);
+    setTimeout(run, 60);
+  }
+
+  function draw() {
+    const inGame = !!state.game;
+    const next = inGame ? "game" : "lobby";
+    if (mode !== next) {
+      mode = next;
+      if (inGame) {
+        fill(content, game.el);
+        game.attachChat(chat.el);
+      } else {
+        fill(content, lobby.el);
+        lobby.attachChat(chat.el);
+      }
+    }
+    const preset = presetInfo(state.settings.preset);
+    fill(el.querySelector(".room-name"), h("span", { class: "room-preset", text: preset.name }), h("span", { class: "room-state", text: inGame ? (state.game.result ? "finished" : "playing") : "waiting to start" }));
+    invite.classList.toggle("compact", inGame);
+    el.classList.toggle("in-game", inGame);
+    if (inGame) game.update(state);
+    else lobby.update(state);
+    chat.update(state);
+    document.body.dataset.status = state.status;
+    document.body.dataset.v = String(state.v);
+    document.body.dataset.ply = state.game ? String(state.game.ply) : "";
+    document.body.dataset.seats = state.yourSeats.join(",");
+  }
+
+  function updateTitle() {
+    const mine = state.mySeatToMove !== null;
+    document.title = mine ? `● Your move · ${BASE_TITLE}` : state.game && state.game.result ? `Game over · ${BASE_TITLE}` : BASE_TITLE;
+    const key = mine ? `${state.game.ply}:${state.game.to_move}` : null;
+    if (key && key !== lastTurnKey) {
+      beepYourTurn();
+      announceNow(state.yourSeats.length > 1 ? `Your move, ${state.seats[state.game.to_move].label}.` : "Your move.");
+    }
+    lastTurnKey = key;
+  }
+
+  /** Words for what just happened, for the live region. */
+  function narrate(change) {
+    const ev = change.event;
+    const who = (seat) => seatTitle(state, seat);
+    switch (change.kind) {
+      case "moved": {
+        const parts = [`${who(ev.seat)}${ev.automatic ? ", played by the CPU," : ""} ${ev.text}.`];
+        if (change.captured && change.captured.length) parts.push(`Captured: ${change.captured.map((c) => describeCode(c)).join(", ")}.`);
+        if (ev.checks.length) parts.push(`Check to ${ev.checks.map((s) => state.seats[s].label).join(" and ")}.`);
+        if (ev.result) parts.push(`Game over: ${ev.result.text}`);
+        else if (ev.to_move !== null && !state.yourSeats.includes(ev.to_move)) parts.push(`${who(ev.to_move)} to move.`);
+        announce(parts.join(" "));
+        if (!state.yourSeats.includes(ev.seat)) clickMove();
+        break;
+      }
+      case "started":
+      case "rematch":
+        announce(`The game has started. ${state.game.to_move !== null && !state.yourSeats.includes(state.game.to_move) ? `${who(state.game.to_move)} to move.` : ""}`);
+        break;
+      case "game_changed": {
+        const words = {
+          resigned: `${who(ev.seat)} resigned.`,
+          resignation_requested: `${who(ev.seat)} wants to resign and asks their partner.`,
+          resignation_declined: `The resignation of ${who(ev.seat)} was declined.`,
+          draw_offered: `${who(ev.seat)} ${ev.game.draw_offer && ev.game.draw_offer.length > 1 ? "agrees to" : "offers"} a draw.`,
+          draw_declined: `${who(ev.seat)} declined the draw.`,
+          draw_agreed: "Draw agreed.",
+          taken_back: `${who(ev.seat)} took back a move.`,
+          win_claimed: `${who(ev.seat)} claimed the win.`,
+          timed_out: `${who(ev.seat)} ran out of time.`,
+        };
+        announce(words[ev.what] || "");
+        if (ev.game.result) announceNow(`Game over: ${ev.game.result.text}`);
+        break;
+      }
+      case "presence": {
+        const words = { online: "is back", away: "is away", cpu_playing: "is away: the CPU plays for them", gone: "has left" };
+        announce(`${who(ev.seat)} ${words[ev.presence] || ev.presence}.`);
+        break;
+      }
+      case "seat_taken":
+        announce(`${ev.name} sat at ${state.seats[ev.seat].label}.`);
+        break;
+      case "seat_left":
+        announce(`${state.seats[ev.seat].label} is free.`);
+        break;
+      case "chat":
+        if (!(ev.seat !== undefined && state.yourSeats.includes(ev.seat))) announce(`${ev.name} says: ${ev.text}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  function describeCode(code) {
+    const army = state.duo ? (code[0] === "w" ? "white" : "black") : { r: "red", b: "blue", y: "yellow", g: "green" }[code[0]];
+    return `${army} ${{ K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" }[code[1]]}`;
+  }
+
+  // ----- connection -----
+
+  function showBanner(status) {
+    if (status.state === "open") {
+      if (wasDisconnected) {
+        banner.hidden = false;
+        banner.className = "conn-banner ok";
+        fill(banner, h("span", { text: "Reconnected." }));
+        announce("Reconnected.");
+        setTimeout(() => {
+          if (conn && conn.state === "open") banner.hidden = true;
+        }, 1500);
+      } else banner.hidden = true;
+      wasDisconnected = false;
+      return;
+    }
+    if (status.state === "connecting") return;
+    if (!wasDisconnected) announceNow("Connection lost. Reconnecting…");
+    wasDisconnected = true;
+    banner.hidden = false;
+    banner.className = "conn-banner lost";
+    const countdown = h("span", { class: "conn-countdown" });
+    fill(
+      banner,
+      h("strong", { text: "Connection lost." }),
+      status.state === "waiting" ? h("span", {}, " Reconnecting in ", countdown, "…") : h("span", { text: " Reconnecting…" }),
+      status.state === "waiting" ? h("button", { class: "btn small", type: "button", text: "Retry now", on: { click: () => conn.retryNow() } }) : null,
+    );
+    banner.dataset.retryAt = status.retryAt ? String(status.retryAt) : "";
+    tickBanner();
+  }
+
+  function tickBanner() {
+    const at = Number(banner.dataset.retryAt || 0);
+    const span = banner.querySelector(".conn-countdown");
+    if (span && at) span.textContent = `${Math.max(0, Math.ceil((at - Date.now()) / 1000))} s`;
+  }
+
+  function gone() {
+    fill(content, h("div", { class: "card room-gone" },
+      h("h1", { text: "This room is closed" }),
+      h("p", { text: "No room has this link: it may have closed after a long time with nobody in it." }),
+      h("button", { class: "btn primary", type: "button", text: "Open a new room", on: { click: () => navigate("/") } })));
+    invite.hidden = true;
+    banner.hidden = true;
+  }
+
+  conn = new Connection(roomId, {
+    hello: () => state.helloTokens(),
+    version: () => state.v,
+    onHello: (ack) => {
+      const seats = ack.seats || [];
+      state.reconcileSeats(seats);
+      if (state.v !== null) {
+        // Catching up by events: no snapshot will say which seats this connection holds.
+        state.yourSeats = seats.slice().sort();
+        state.youAreHost = !!ack.host || seats.includes(state.hostSeat);
+        render({ kind: "hello" });
+      }
+    },
+    onSnapshot: (msg) => {
+      if (msg.game) noteClock(msg.game.clock);
+      state.applySnapshot(msg);
+    },
+    onEvent: (msg) => {
+      const ev = msg.event;
+      if (ev.clock) noteClock(ev.clock);
+      if (ev.game && ev.game.clock) noteClock(ev.game.clock);
+      state.applyEvent(msg);
+    },
+    onLegalMoves: (msg) => state.applyLegalMoves(msg),
+    onStatus: showBanner,
+    onGone: gone,
+  });
+  state.subscribe((change) => render(change));
+
+  const ticker = setInterval(() => {
+    if (mode === "game") game.tick();
+    tickBanner();
+  }, 100);
+
+  conn.start();
+
+  return {
+    el,
+    destroy() {
+      clearInterval(ticker);
+      conn.stop();
+      document.title = BASE_TITLE;
+    },
+    // For the browser tests and for debugging from the console.
+    debug: { state, conn },
+  };
+}

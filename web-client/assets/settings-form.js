@@ -1,0 +1,149 @@
+// The room's settings as a form: the preset (with a line on each), the turn limit, the CPU
+// level, the twists for Teams and the team clock for Duo. Used to create a room and, by the
+// host, in the lobby. It reports patches (only what changed).
+
+import { h } from "./dom.js";
+import { PRESETS, isTeamsPreset } from "./armies.js";
+
+let formCount = 0;
+
+function radioGroup(name, legend, options, onPick, extraClass = "") {
+  const inputs = new Map();
+  const fieldset = h("fieldset", { class: `segmented ${extraClass}` }, h("legend", { text: legend }));
+  const row = h("div", { class: "segments" });
+  for (const { value, label } of options) {
+    const input = h("input", { type: "radio", name, value: String(value), on: { change: () => onPick(value) } });
+    inputs.set(String(value), input);
+    row.append(h("label", { class: "segment" }, input, h("span", { text: label })));
+  }
+  fieldset.append(row);
+  return { el: fieldset, set: (value) => { const i = inputs.get(String(value)); if (i) i.checked = true; }, inputs };
+}
+
+export class SettingsForm {
+  /** `onChange(patch, settings)` is called with the fields that changed. */
+  constructor(settings, onChange) {
+    this.id = ++formCount;
+    this.settings = { ...settings };
+    this.onChange = onChange;
+    this.el = h("div", { class: "settings-form" });
+    const name = (n) => `${n}-${this.id}`;
+
+    const presetBox = h("fieldset", { class: "presets" }, h("legend", { text: "Game" }));
+    this.presetInputs = new Map();
+    for (const preset of PRESETS) {
+      const input = h("input", { type: "radio", name: name("preset"), value: preset.id, on: { change: () => this.pickPreset(preset.id) } });
+      this.presetInputs.set(preset.id, input);
+      presetBox.append(
+        h("label", { class: "preset", dataset: { preset: preset.id } }, input, h("span", { class: "preset-body" }, h("strong", { text: preset.name }), h("small", { text: preset.line }))),
+      );
+    }
+
+    this.turnLimit = radioGroup(name("turn"), "Time per move", [
+      { value: 0, label: "No limit" },
+      { value: 30, label: "30 s" },
+      { value: 60, label: "60 s" },
+    ], (v) => this.change({ turn_limit: v }));
+
+    this.teamClock = radioGroup(name("clock"), "Team clock", [
+      { value: 0, label: "Untimed" },
+      { value: 3, label: "3 min" },
+      { value: 5, label: "5 min" },
+      { value: 10, label: "10 min" },
+      { value: 15, label: "15 min" },
+    ], (v) => this.change({ team_clock: v }), "duo-only");
+
+    this.cpuLevel = radioGroup(name("cpu"), "CPU players", [
+      { value: "easy", label: "Easy" },
+      { value: "medium", label: "Medium" },
+      { value: "hard", label: "Hard" },
+    ], (v) => this.change({ cpu_level: v }));
+
+    const twist = (key, label, help) => {
+      const input = h("input", { type: "checkbox", name: `${key}-${this.id}`, on: { change: () => this.toggle(key, input.checked) } });
+      return { key, input, el: h("label", { class: "twist" }, input, h("span", {}, h("strong", { text: label }), h("small", { text: help }))) };
+    };
+    this.twists = [
+      twist("pawn_breakthrough", "Pawn breakthrough", "The first team to land a pawn on its promotion line wins."),
+      twist("minor_promotion", "Minor promotion", "Pawns promote to a knight or a bishop only."),
+      twist("lifelines", "Two lifelines", "Each team may take back two of its moves."),
+      twist("silent_partners", "Silent partners", "No team chat once the game starts."),
+      twist("switch_partners", "Switch partners", "Three games, every pairing once; personal points."),
+    ];
+    this.twistBox = h("fieldset", { class: "twists teams-only" }, h("legend", { text: "Twists" }), this.twists.map((t) => t.el));
+
+    this.showLegal = h("input", { type: "checkbox", name: `legal-${this.id}`, on: { change: () => this.change({ show_legal_moves: this.showLegal.checked }) } });
+    const more = h("label", { class: "twist" }, this.showLegal, h("span", {}, h("strong", { text: "Show legal moves" }), h("small", { text: "Mark where a selected piece may go." })));
+
+    this.el.append(presetBox, h("div", { class: "settings-options" }, this.turnLimit.el, this.teamClock.el, this.cpuLevel.el, this.twistBox, h("fieldset", { class: "twists" }, h("legend", { text: "Hints" }), more)));
+    this.update(settings);
+  }
+
+  pickPreset(preset) {
+    // A new preset resets the rule options; keep the time per move the host chose.
+    const patch = { preset, turn_limit: this.settings.turn_limit };
+    this.settings = { ...this.settings, preset, pawn_breakthrough: false, lifelines: false, silent_partners: false, switch_partners: false, team_clock: 0, promotion: preset.startsWith("ffa") ? "queen" : "all" };
+    this.update(this.settings);
+    this.onChange(patch, this.settings);
+  }
+
+  toggle(key, on) {
+    if (key === "minor_promotion") this.change({ promotion: on ? "minor" : "all" });
+    else this.change({ [key]: on });
+  }
+
+  change(patch) {
+    this.settings = { ...this.settings, ...patch };
+    this.update(this.settings);
+    this.onChange(patch, this.settings);
+  }
+
+  /** Shows `settings` (after an event, say) without rebuilding the form. */
+  update(settings) {
+    this.settings = { ...settings };
+    const preset = settings.preset;
+    const input = this.presetInputs.get(preset);
+    if (input) input.checked = true;
+    for (const [id, i] of this.presetInputs) i.closest(".preset").classList.toggle("chosen", id === preset);
+    this.turnLimit.set(settings.turn_limit);
+    this.teamClock.set(settings.team_clock);
+    this.cpuLevel.set(settings.cpu_level);
+    for (const t of this.twists) t.input.checked = t.key === "minor_promotion" ? settings.promotion === "minor" : !!settings[t.key];
+    this.showLegal.checked = settings.show_legal_moves !== false;
+    this.el.classList.toggle("is-duo", preset === "duo");
+    this.el.classList.toggle("is-teams", isTeamsPreset(preset));
+  }
+
+  setDisabled(disabled) {
+    for (const el of this.el.querySelectorAll("input")) el.disabled = disabled;
+  }
+}
+
+/** The patch that creates a room with these settings (only what differs from a preset's defaults). */
+export function createPatch(settings) {
+  const patch = { preset: settings.preset, turn_limit: settings.turn_limit, cpu_level: settings.cpu_level };
+  if (settings.preset === "duo") patch.team_clock = settings.team_clock;
+  if (isTeamsPreset(settings.preset)) {
+    for (const key of ["pawn_breakthrough", "lifelines", "silent_partners", "switch_partners"]) if (settings[key]) patch[key] = true;
+    if (settings.promotion === "minor") patch.promotion = "minor";
+  }
+  if (settings.show_legal_moves === false) patch.show_legal_moves = false;
+  return patch;
+}
+
+/** Words for settings, for those who cannot change them. */
+export function describeSettings(settings) {
+  const parts = [];
+  parts.push(settings.turn_limit ? `${settings.turn_limit} s per move` : "no time limit per move");
+  if (settings.preset === "duo") parts.push(settings.team_clock ? `${settings.team_clock} min team clocks` : "untimed");
+  parts.push(`CPU ${settings.cpu_level}`);
+  const twists = [];
+  if (settings.pawn_breakthrough) twists.push("pawn breakthrough");
+  if (settings.promotion === "minor") twists.push("minor promotion");
+  if (settings.lifelines) twists.push("two lifelines");
+  if (settings.silent_partners) twists.push("silent partners");
+  if (settings.switch_partners) twists.push("switch partners");
+  if (twists.length) parts.push(`twists: ${twists.join(", ")}`);
+  if (!settings.show_legal_moves) parts.push("legal moves not shown");
+  return parts.join(" · ");
+}

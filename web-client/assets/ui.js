@@ -1,0 +1,90 @@
+// Small shared pieces of interface: a confirmation dialog, notices, the army badge.
+
+import { h, s, add } from "./dom.js";
+import { markShape } from "./pieces.js";
+import { seatArmy } from "./armies.js";
+
+/** Asks a yes/no question in a modal dialog; resolves true when confirmed. */
+export function confirmDialog({ title, text, confirm, cancel = "Cancel", danger = false }) {
+  return new Promise((resolve) => {
+    const dialog = h("dialog", { class: "confirm", "aria-labelledby": "confirm-title" });
+    const done = (answer) => {
+      dialog.close();
+      dialog.remove();
+      resolve(answer);
+    };
+    add(
+      dialog,
+      h("h2", { id: "confirm-title", text: title }),
+      text ? h("p", { text }) : null,
+      h(
+        "div",
+        { class: "dialog-buttons" },
+        h("button", { type: "button", class: "btn", text: cancel, on: { click: () => done(false) } }),
+        h("button", { type: "button", class: danger ? "btn danger" : "btn primary", dataset: { confirm: "yes" }, text: confirm, on: { click: () => done(true) } }),
+      ),
+    );
+    dialog.addEventListener("cancel", (e) => {
+      e.preventDefault();
+      done(false);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
+/** A short message that fades away (and is also announced by the live region elsewhere). */
+export function toast(text, kind = "info") {
+  let host = document.getElementById("toasts");
+  if (!host) {
+    host = h("div", { id: "toasts", class: "toasts" });
+    document.body.append(host);
+  }
+  const el = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status", text });
+  host.append(el);
+  setTimeout(() => el.classList.add("leaving"), 3200);
+  setTimeout(() => el.remove(), 3700);
+}
+
+/** The army's mark as a small inline SVG (● ▲ ■ ◆ in its colour; a disc for Duo's sides). */
+export function armyBadge(seat, duo, { out = false, size = 16 } = {}) {
+  const army = seatArmy(seat, duo);
+  const color = out ? "#9ea3a8" : army.color;
+  const icon = s("svg", { class: "badge-icon", viewBox: "0 0 20 20", width: size, height: size, "aria-hidden": "true" });
+  icon.append(army.mark ? markShape(army.mark, 10, 10.5, 7, color, "#22201e", 1.6) : s("circle", { cx: 10, cy: 10, r: 7.5, fill: color, stroke: "#22201e", "stroke-width": 1.6 }));
+  return icon;
+}
+
+export function errorText(error) {
+  const known = {
+    offline: "Not connected right now: reconnecting…",
+    disconnected: "The connection dropped before the server answered.",
+    seat_taken: "Someone took that seat first.",
+    already_started: "The game has already started.",
+    bad_name: "Names have 1 to 32 characters.",
+    not_your_turn: "It is not your turn.",
+    stale_ply: "The position changed before your move arrived.",
+    time_up: "Your time ran out: the CPU played this move.",
+    illegal_move: "That move is not legal.",
+    taken_back: "That move was just taken back: choose another.",
+    chat_limited: "Slow down: at most 20 messages a minute.",
+    not_allowed: "The rules of this room do not allow that.",
+    no_lifelines: "Your team has no lifeline left.",
+    nothing_to_take_back: "There is no move of your team to take back.",
+    no_alternative: "That was the only legal move: it stands.",
+    cannot_claim: "The win cannot be claimed now.",
+    not_host: "Only the host can do that.",
+  };
+  return known[error.code] || error.message || "Something went wrong.";
+}
+
+const PRESENCE_WORDS = { online: "online", away: "away", cpu_playing: "CPU playing", gone: "left" };
+
+/** A person's presence (online, away, CPU playing, left) or a CPU seat's level, as a badge. */
+export function presenceBadge(seat) {
+  if (seat.occupant === "cpu") return h("span", { class: "presence cpu", text: `CPU · ${seat.cpu_level}` });
+  if (seat.occupant !== "human") return null;
+  const p = seat.presence || "online";
+  return h("span", { class: `presence ${p}`, text: PRESENCE_WORDS[p] || p });
+}
+
