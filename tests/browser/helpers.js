@@ -2,7 +2,8 @@
 // steps that act through the page the way a person would (clicks, drags, keys, taps).
 
 import { spawn, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
@@ -19,9 +20,12 @@ export async function startServer(extraArgs = []) {
   if (!existsSync(BINARY) || process.env.FOURKINGS_BUILD !== "0") {
     execFileSync("cargo", ["build", "--quiet", "--bin", "fourkings"], { cwd: ROOT, stdio: "inherit" });
   }
+  // Each server keeps its rooms in its own SQLite file, as a real deployment does.
+  const dataDir = mkdtempSync(join(tmpdir(), "fourkings-browser-"));
   const args = [
     "serve",
     "--addr", "127.0.0.1:0",
+    "--database", join(dataDir, "rooms.db"),
     "--grace-seconds", "1.5",
     "--rate-per-second", "1000",
     "--rate-burst", "2000",
@@ -50,8 +54,12 @@ export async function startServer(extraArgs = []) {
     url,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.on("exit", () => resolve());
+        const done = () => {
+          rmSync(dataDir, { recursive: true, force: true });
+          resolve();
+        };
+        if (child.exitCode !== null) return done();
+        child.on("exit", done);
         child.kill("SIGTERM");
         setTimeout(() => child.kill("SIGKILL"), 5000).unref();
       }),
