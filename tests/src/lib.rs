@@ -142,6 +142,15 @@ pub struct Client {
 }
 
 impl Client {
+    /// Opens the WebSocket at `url` (`ws://<host>/ws/<room>`), e.g. of a [`ServerProcess`].
+    pub async fn open(url: &str) -> anyhow::Result<Client> {
+        let (socket, _) = tokio_tungstenite::connect_async(url).await?;
+        Ok(Client {
+            socket,
+            next_req: 0,
+        })
+    }
+
     /// A fresh request id.
     pub fn req(&mut self) -> u64 {
         self.next_req += 1;
@@ -484,7 +493,7 @@ impl ServerProcess {
         }
     }
 
-    /// Sends a signal (`TERM`, `INT`) and waits for the process to exit.
+    /// Sends a signal (`TERM`, `INT`, `KILL`) and waits for the process to exit.
     pub fn signal_and_wait(&mut self, signal: &str) -> std::process::ExitStatus {
         let status = std::process::Command::new("kill")
             .args([&format!("-{signal}"), &self.child.id().to_string()])

@@ -1,7 +1,8 @@
 //! A model client's copy of a room, kept purely from what the server sends: the game of a
-//! snapshot, then each `moved` event's `changed` squares, and the whole game of `started` and
-//! `game_changed`. It knows no chess rules; it only checks that what it is told fits together
-//! (versions without gaps, plies without gaps, diffs that move a piece that is there).
+//! snapshot, then each `moved` event's `changed` squares, and the whole game of `started`,
+//! `game_changed` and `rematch`. It knows no chess rules; it only checks that what it is told
+//! fits together (versions without gaps, plies without gaps, diffs that move a piece that is
+//! there).
 
 use std::collections::BTreeMap;
 
@@ -113,6 +114,12 @@ impl Model {
             Event::GameChanged { game, .. } => {
                 if !self.started {
                     return Err(format!("a game change at v {v} before the start"));
+                }
+                self.adopt_game(game);
+            }
+            Event::Rematch { game, .. } => {
+                if !self.finished() {
+                    return Err(format!("a rematch at v {v} before the game ended"));
                 }
                 self.adopt_game(game);
             }

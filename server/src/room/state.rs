@@ -270,6 +270,10 @@ impl Room {
             }
         }
         self.advance();
+        // Nobody is connected yet: the events above reach clients through snapshots and replays
+        // only. Left pending, the next flush would send them again to connections whose snapshot
+        // or replay already had them.
+        self.flush();
         self.persist();
     }
 
