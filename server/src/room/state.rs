@@ -134,6 +134,9 @@ pub(crate) struct Room {
     pub(super) writes: Vec<Write>,
     /// Events up to this version are durable: what depends on later ones is held back.
     durable: u64,
+    /// The version last handed to the writer: a restart resumes numbering from it, so that no
+    /// client ever holds a version the restored room has not reached.
+    stored_version: u64,
     /// What waits for durability: the version it needs, the connection, the message.
     held: VecDeque<(u64, ConnId, Delivery)>,
     /// The writer reports durable versions here.
@@ -202,6 +205,7 @@ impl Room {
             closing: false,
             writes: Vec::new(),
             durable: 0,
+            stored_version: 0,
             held: VecDeque::new(),
             committed,
             committed_tx,
@@ -254,6 +258,7 @@ impl Room {
         // Published events are not stored: a client behind this version gets a snapshot.
         room.version = log.version;
         room.durable = room.version;
+        room.stored_version = room.version;
         room.archived = room.game.as_ref().is_some_and(Game::is_over);
         room.replaying = false;
         Ok(room)
@@ -835,10 +840,17 @@ impl Room {
 
     /// Hands the writes made so far to the writer; it reports back when they are durable.
     pub(super) fn persist(&mut self) {
-        if self.writes.is_empty() {
+        if self.writes.is_empty() && self.stored_version == self.version {
             return;
         }
-        let writes = std::mem::take(&mut self.writes);
+        let mut writes = std::mem::take(&mut self.writes);
+        if self.stored_version != self.version {
+            writes.push(Write::Version {
+                room: self.id.clone(),
+                v: self.version,
+            });
+            self.stored_version = self.version;
+        }
         self.context
             .storage
             .write(writes, Some((self.committed_tx.clone(), self.version)));
