@@ -288,15 +288,31 @@ async fn duo_games_are_archived_as_pgn() {
 
 /// Starts the binary on `path` and returns its exit status and standard error.
 fn start_on(path: &std::path::Path) -> (bool, String) {
-    let output = Command::new(fourkings_binary())
+    let child = Command::new(fourkings_binary())
         .args(["serve", "--addr", "127.0.0.1:0", "--database"])
         .arg(path)
         .env("FOURKINGS_SHUTDOWN_SECONDS", "1")
         .stdin(std::process::Stdio::null())
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("the binary runs");
+    let pid = child.id().to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    // A server that wrongly starts would serve forever: it is stopped, and reported as started.
+    let output = rx
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            rx.recv().expect("the waiting thread answers")
+        });
+    let output = output.expect("the binary ran");
+    let stopped_by_us = output.status.code().is_none();
     (
-        output.status.success(),
+        output.status.success() || stopped_by_us,
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
@@ -349,7 +365,18 @@ fn a_bad_database_file_stops_the_start_and_is_left_as_it_was() {
     let bytes = std::fs::read(&truncated).unwrap();
     std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
     let _ = std::fs::remove_file(dir.join("rooms.db-wal"));
-    cases.push((truncated, "damaged"));
+    cases.push((truncated, "is truncated"));
+
+    let dir = temp_dir("corrupt");
+    let corrupt = real_database(&dir);
+    let mut bytes = std::fs::read(&corrupt).unwrap();
+    assert!(bytes.len() >= 3 * 4096, "a database of several pages");
+    // The second page (a table's root) overwritten with noise, the length unchanged.
+    for (i, byte) in bytes[4096..8192].iter_mut().enumerate() {
+        *byte = (i * 151 % 251) as u8;
+    }
+    std::fs::write(&corrupt, &bytes).unwrap();
+    cases.push((corrupt, "damaged"));
 
     let dir = temp_dir("newer");
     let newer = real_database(&dir);

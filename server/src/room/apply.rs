@@ -24,6 +24,7 @@ impl Room {
                 room: self.id.clone(),
                 at,
                 body,
+                v: None,
             });
         }
         Ok(())

@@ -845,10 +845,18 @@ impl Room {
         }
         let mut writes = std::mem::take(&mut self.writes);
         if self.stored_version != self.version {
-            writes.push(Write::Version {
-                room: self.id.clone(),
-                v: self.version,
+            // The version rides on the last record (no write of its own) when there is one.
+            let last_record = writes.iter_mut().rev().find_map(|w| match w {
+                Write::Record { v, .. } => Some(v),
+                _ => None,
             });
+            match last_record {
+                Some(v) => *v = Some(self.version),
+                None => writes.push(Write::Version {
+                    room: self.id.clone(),
+                    v: self.version,
+                }),
+            }
             self.stored_version = self.version;
         }
         self.context

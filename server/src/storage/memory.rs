@@ -50,9 +50,12 @@ impl Storage for MemoryStorage {
                         },
                     );
                 }
-                Write::Record { room, at, body } => {
+                Write::Record { room, at, body, v } => {
                     if let Some(log) = self.rooms.get_mut(room) {
                         log.records.push((*at, body.clone()));
+                        if let Some(v) = v {
+                            log.version = *v;
+                        }
                     }
                 }
                 Write::Version { room, v } => {

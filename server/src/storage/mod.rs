@@ -95,10 +95,12 @@ pub enum Write {
         at: u64,
         /// The record, as JSON.
         body: String,
+        /// On the last record a room hands over at once: the room's event version after it, so
+        /// that a restart numbers on from there. Published events themselves are not stored: a
+        /// client that reconnects after a restart with an older version gets a snapshot.
+        v: Option<u64>,
     },
-    /// The room's event version after the records written with it. Published events themselves
-    /// are not stored: a client that reconnects after a restart with an older version gets a
-    /// snapshot.
+    /// The room's event version, when it changed with no record to carry it.
     Version {
         /// The room.
         room: String,
@@ -129,4 +131,9 @@ pub trait Storage: Send + 'static {
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError>;
     /// An archived game.
     fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError>;
+    /// Housekeeping, such as deleting what closed rooms no longer need. The writer calls it
+    /// between commits, about once a second; an implementation decides whether anything is due.
+    fn maintain(&mut self) -> Result<(), StorageError> {
+        Ok(())
+    }
 }

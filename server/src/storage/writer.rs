@@ -37,11 +37,11 @@ pub(crate) struct StorageHandle {
 
 impl StorageHandle {
     /// Starts the writer thread over `storage`.
-    pub(crate) fn start(mut storage: Box<dyn Storage>) -> StorageHandle {
+    pub(crate) fn start(storage: Box<dyn Storage>) -> StorageHandle {
         let (tx, rx) = std_mpsc::channel::<Request>();
         std::thread::Builder::new()
             .name("fourkings-storage".into())
-            .spawn(move || run(storage.as_mut(), &rx))
+            .spawn(move || run(storage, &rx))
             .expect("the storage thread starts");
         StorageHandle { tx }
     }
@@ -84,8 +84,9 @@ impl StorageHandle {
     }
 }
 
-fn run(storage: &mut dyn Storage, rx: &std_mpsc::Receiver<Request>) {
+fn run(mut storage: Box<dyn Storage>, rx: &std_mpsc::Receiver<Request>) {
     let mut last_alive = Instant::now() - ALIVE_EVERY;
+    let mut last_maintained = Instant::now();
     loop {
         let first = match rx.recv_timeout(ALIVE_EVERY) {
             Ok(request) => Some(request),
@@ -132,7 +133,17 @@ fn run(storage: &mut dyn Storage, rx: &std_mpsc::Receiver<Request>) {
         for (room, upto) in notify {
             let _ = room.send(upto);
         }
+        // After the rooms heard back, so that housekeeping never delays what they hold.
+        if last_maintained.elapsed() >= ALIVE_EVERY {
+            last_maintained = Instant::now();
+            if let Err(error) = storage.maintain() {
+                tracing::warn!(%error, "storage housekeeping failed; will try again");
+            }
+        }
         if let Some(done) = stop {
+            // Closed before the answer, so that a process that exits right after finds its file
+            // whole and checkpointed (SQLite folds the WAL back into it on close).
+            drop(storage);
             let _ = done.send(());
             return;
         }
