@@ -1,7 +1,7 @@
 //! Storage: every accepted room event, durable before anyone hears of it, and the archive of
 //! finished games.
 //!
-//! Rooms hand their records to one writer thread ([`writer`]), which gathers the records of every
+//! Rooms hand their records to one writer thread (`writer`), which gathers the records of every
 //! room that arrive together and commits them in one transaction (group commit), then tells each
 //! room how far it is durable. A room's task never waits for the disk: it holds back what it would
 //! send until its records are committed, and goes on taking commands meanwhile.
