@@ -1,0 +1,101 @@
+//! The strength levels: how much each may search and how it errs.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// How strongly the bot plays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// A beginner: a shallow look, and now and then a move a person might play without looking
+    /// closely.
+    Easy,
+    /// A decent club player.
+    #[default]
+    Medium,
+    /// As strong as the budget allows.
+    Hard,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 3] = [Level::Easy, Level::Medium, Level::Hard];
+
+    /// The level's name (`easy`, `medium`, `hard`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+            Level::Hard => "hard",
+        }
+    }
+
+    /// What the level may spend and how it errs.
+    pub const fn settings(self) -> LevelSettings {
+        match self {
+            Level::Easy => LevelSettings {
+                nodes: 3_000,
+                time: Duration::from_millis(300),
+                max_depth: 2,
+                noise: 90,
+                blunder_percent: 10,
+            },
+            Level::Medium => LevelSettings {
+                nodes: 30_000,
+                time: Duration::from_millis(1_500),
+                max_depth: 64,
+                noise: 0,
+                blunder_percent: 0,
+            },
+            Level::Hard => LevelSettings {
+                nodes: 250_000,
+                time: Duration::from_millis(4_000),
+                max_depth: 64,
+                noise: 0,
+                blunder_percent: 0,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a level.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown level {0:?}: expected easy, medium or hard")]
+pub struct ParseLevelError(pub String);
+
+impl FromStr for Level {
+    type Err = ParseLevelError;
+
+    fn from_str(s: &str) -> Result<Level, ParseLevelError> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseLevelError(s.to_owned()))
+    }
+}
+
+/// What one level may spend on a move, and how it errs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelSettings {
+    /// Nodes per move. Node budgets keep the level's strength the same on any machine and under
+    /// any load; the time budget below only guards against slow machines.
+    pub nodes: u64,
+    /// The longest a move may take.
+    pub time: Duration,
+    /// The deepest iteration (plies).
+    pub max_depth: u8,
+    /// Seeded noise, in centipawns, added to each root move's score: a player who does not
+    /// calculate exactly. 0 plays the best move found.
+    pub noise: i32,
+    /// Percent of moves where the bot settles for the second or third choice, as a person who
+    /// overlooks something might.
+    pub blunder_percent: u8,
+}
