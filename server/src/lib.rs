@@ -9,6 +9,7 @@
 //! | `directory` | room ids to room handles |
 //! | `room` | one task per room that owns all of its state: seats, settings, the game, the event log |
 //! | `connection` | one WebSocket: a reader that checks and parses frames, a writer with a bounded queue |
+//! | `arena` | bot-against-bot matches in parallel threads, and their score table |
 //! | `cpu` | the `Strategy` interface of CPU players and the blocking pool they think on |
 //! | `ids` | room ids and secret tokens |
 //! | `client` | `fourkings client`: a command-line client that speaks only the protocol |
@@ -21,6 +22,7 @@
 //! hands the same bytes to every connection's queue.
 
 mod app;
+pub mod arena;
 pub mod client;
 mod config;
 mod connection;

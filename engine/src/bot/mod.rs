@@ -278,3 +278,41 @@ fn searcher<'a>(root: &SearchRoot, army: Army, limits: &SearchLimits<'a>) -> Sea
         Features::default(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_fen4;
+    use crate::rules::Preset;
+
+    /// Searches `root` to `depth` and checks that the position, its hash and the points are
+    /// exactly as before: every make was unmade, eliminations and points included.
+    fn search_leaves_everything_as_it_was(root: &SearchRoot, depth: u8) {
+        let limits = SearchLimits::depth(depth);
+        let mut s = searcher(root, root.position.turn(), &limits);
+        let before = (s.pos.clone(), s.state.points);
+        let result = choice::choose_best(&mut s, &limits);
+        assert!(root.moves.contains(&result.mv));
+        assert_eq!(s.pos, before.0);
+        assert_eq!(s.pos.hash(), s.pos.compute_hash());
+        assert_eq!(s.state.points, before.1);
+        assert!(s.budget.nodes > 0);
+    }
+
+    #[test]
+    fn searching_leaves_the_position_unchanged_in_every_format() {
+        for preset in [Preset::Teams, Preset::Ffa, Preset::Duo] {
+            let rules = preset.rules();
+            let root = SearchRoot::new(Position::new(&rules).unwrap(), rules);
+            search_leaves_everything_as_it_was(&root, 4);
+        }
+        // Free-for-all with kings to capture and armies to mate: eliminations are unmade too.
+        let fen4 = "R-0,0,0,0-0,0,0,0-0,0,0,0-0,0,0,0-0-\
+            3,yK,10/14/14/7,bQ,6/bK,13/14/14/7,gK,6/14/14/14/14/7,rQ,6/3,rK,10";
+        let setup = parse_fen4(fen4).unwrap();
+        let rules = Preset::Ffa.rules();
+        let root = SearchRoot::new(Position::from_setup(&setup, &rules).unwrap(), rules)
+            .with_points(ByArmy([3, 4, 5, 6]));
+        search_leaves_everything_as_it_was(&root, 5);
+    }
+}
