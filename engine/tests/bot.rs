@@ -175,9 +175,10 @@ fn a_bare_king_still_moves_and_a_walking_king_is_left_to_the_game() {
         let mv = choose(&game, Level::Easy, 500);
         play_move(&mut game, mv);
     }
+    let root = SearchRoot::from_game(&game).unwrap();
     assert_eq!(
-        SearchRoot::from_game(&game).unwrap_err(),
-        BotError::WalkingKing
+        Bot::new(Level::Easy).choose(&root, &SearchLimits::nodes(100), 0),
+        Err(BotError::WalkingKing)
     );
 }
 

@@ -8,14 +8,15 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchRoot};
+use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchOptions, SearchRoot};
 use fourkings_engine::{Army, Game, Outcome, Preset, RuleSet, Seat, Team};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
 /// Who plays a seat: the random mover, or the bot at a level with an optional node budget of its
-/// own.
+/// own and its pruning options switched (written `hard`, `hard:100000`, `hard/+null`,
+/// `medium:50000/-lmr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Contender {
     /// A uniformly random legal move.
@@ -26,12 +27,17 @@ pub enum Contender {
         level: Level,
         /// Nodes per move, if not the level's own.
         nodes: Option<u64>,
+        /// The search's pruning options.
+        options: SearchOptions,
     },
 }
 
 /// A contender that is not `random`, a level, or a level with a node budget (`hard:100000`).
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("unknown contender {0:?}: expected random, easy, medium or hard, optionally with :NODES")]
+#[error(
+    "unknown contender {0:?}: expected random, or easy, medium or hard optionally followed by \
+     :NODES and /+null, /-null, /+lmr or /-lmr"
+)]
 pub struct ParseContenderError(pub String);
 
 impl FromStr for Contender {
@@ -42,27 +48,55 @@ impl FromStr for Contender {
         if s.eq_ignore_ascii_case("random") {
             return Ok(Contender::Random);
         }
-        let (level, nodes) = match s.split_once(':') {
+        let mut parts = s.split('/');
+        let head = parts.next().unwrap_or_default();
+        let (level, nodes) = match head.split_once(':') {
             Some((level, nodes)) => (level, Some(nodes.parse().map_err(|_| err())?)),
-            None => (s, None),
+            None => (head, None),
         };
+        let mut options = SearchOptions::DEFAULT;
+        for part in parts {
+            let (on, name) = match part.split_at_checked(1) {
+                Some(("+", name)) => (true, name),
+                Some(("-", name)) => (false, name),
+                _ => return Err(err()),
+            };
+            match name {
+                "null" => options.null_move = on,
+                "lmr" => options.late_move_reductions = on,
+                _ => return Err(err()),
+            }
+        }
         Ok(Contender::Bot {
             level: level.parse().map_err(|_| err())?,
             nodes,
+            options,
         })
     }
 }
 
 impl fmt::Display for Contender {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Contender::Random => f.write_str("random"),
-            Contender::Bot { level, nodes: None } => write!(f, "{level}"),
-            Contender::Bot {
-                level,
-                nodes: Some(n),
-            } => write!(f, "{level}:{n}"),
+        let Contender::Bot {
+            level,
+            nodes,
+            options,
+        } = self
+        else {
+            return f.write_str("random");
+        };
+        write!(f, "{level}")?;
+        if let Some(n) = nodes {
+            write!(f, ":{n}")?;
         }
+        let sign = |on: bool| if on { '+' } else { '-' };
+        if options.null_move != SearchOptions::DEFAULT.null_move {
+            write!(f, "/{}null", sign(options.null_move))?;
+        }
+        if options.late_move_reductions != SearchOptions::DEFAULT.late_move_reductions {
+            write!(f, "/{}lmr", sign(options.late_move_reductions))?;
+        }
+        Ok(())
     }
 }
 
@@ -72,9 +106,14 @@ impl Contender {
     fn bot(self) -> Option<Bot> {
         match self {
             Contender::Random => None,
-            Contender::Bot { level, nodes } => {
+            Contender::Bot {
+                level,
+                nodes,
+                options,
+            } => {
                 let mut settings = level.settings();
                 settings.nodes = nodes.unwrap_or(settings.nodes);
+                settings.options = options;
                 settings.time = Duration::from_secs(3_600);
                 Some(Bot::with_settings(settings))
             }
@@ -436,11 +475,18 @@ mod tests {
 
     #[test]
     fn contenders_parse_and_print() {
-        for text in ["random", "easy", "hard:50000"] {
+        for text in [
+            "random",
+            "easy",
+            "hard:50000",
+            "medium/+null",
+            "hard:9/+null/-lmr",
+        ] {
             assert_eq!(text.parse::<Contender>().unwrap().to_string(), text);
         }
         assert!("expert".parse::<Contender>().is_err());
         assert!("hard:lots".parse::<Contender>().is_err());
+        assert!("hard/null".parse::<Contender>().is_err());
     }
 
     #[test]
@@ -462,6 +508,7 @@ mod tests {
                 Contender::Bot {
                     level: Level::Easy,
                     nodes: Some(600),
+                    options: SearchOptions::DEFAULT,
                 },
                 Contender::Random,
             ],

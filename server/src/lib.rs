@@ -43,7 +43,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::app::AppState;
-use crate::cpu::{CpuPool, RandomMover, Strategy};
+use crate::cpu::{CpuPool, EngineBot, RandomMover, Strategy};
 use crate::directory::Directory;
 use crate::room::RoomContext;
 use crate::storage::memory::MemoryStorage;
@@ -82,10 +82,15 @@ pub struct Server {
 
 impl Server {
     /// Opens storage (the SQLite file, or memory), brings back every stored room, binds
-    /// `config.addr` (port 0 picks a free port) and starts serving, with the random mover for CPU
-    /// seats.
+    /// `config.addr` (port 0 picks a free port) and starts serving, with the CPU strategy the
+    /// configuration names (the engine's bot unless it says `random`).
     pub async fn start(config: Config) -> Result<Server, StartError> {
-        Server::start_with(config, Arc::new(RandomMover)).await
+        let strategy: Arc<dyn Strategy> = if config.cpu_strategy == "random" {
+            Arc::new(RandomMover)
+        } else {
+            Arc::new(EngineBot)
+        };
+        Server::start_with(config, strategy).await
     }
 
     /// Like [`Server::start`], with `strategy` for CPU seats.

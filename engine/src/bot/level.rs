@@ -41,20 +41,23 @@ impl Level {
                 max_depth: 2,
                 noise: 90,
                 blunder_percent: 10,
+                options: SearchOptions::DEFAULT,
             },
             Level::Medium => LevelSettings {
-                nodes: 30_000,
+                nodes: 20_000,
                 time: Duration::from_millis(1_500),
                 max_depth: 64,
                 noise: 0,
                 blunder_percent: 0,
+                options: SearchOptions::DEFAULT,
             },
             Level::Hard => LevelSettings {
-                nodes: 250_000,
+                nodes: 300_000,
                 time: Duration::from_millis(4_000),
                 max_depth: 64,
                 noise: 0,
                 blunder_percent: 0,
+                options: SearchOptions::DEFAULT,
             },
         }
     }
@@ -98,4 +101,32 @@ pub struct LevelSettings {
     /// Percent of moves where the bot settles for the second or third choice, as a person who
     /// overlooks something might.
     pub blunder_percent: u8,
+    /// Which pruning techniques the search uses.
+    pub options: SearchOptions,
+}
+
+/// The pruning techniques a search may use, each switchable so that its worth can be measured
+/// (`fourkings arena` plays one setting against another).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SearchOptions {
+    /// Late move reductions: quiet moves late in the ordering are first searched a ply or two
+    /// shallower, and again at full depth only if they look good.
+    pub late_move_reductions: bool,
+    /// Null-move pruning (Teams and Duo only): if passing the turn still leaves the side to move
+    /// above the window, the position is not searched further.
+    pub null_move: bool,
+}
+
+impl SearchOptions {
+    /// What the levels use: what measured as a gain (see the engine's README).
+    pub const DEFAULT: SearchOptions = SearchOptions {
+        late_move_reductions: true,
+        null_move: false,
+    };
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions::DEFAULT
+    }
 }

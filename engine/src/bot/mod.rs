@@ -41,10 +41,11 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-pub use level::{Level, LevelSettings, ParseLevelError};
+pub use level::{Level, LevelSettings, ParseLevelError, SearchOptions};
 pub use limits::SearchLimits;
 
 use crate::army::{Army, ByArmy};
+use crate::board::ArmyStatus;
 use crate::game::{Game, Seat};
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
@@ -52,7 +53,7 @@ use crate::rules::{Format, RuleSet};
 use eval::Perspective;
 use limits::Budget;
 use rules_state::{GameState, MATE_BOUND};
-use search::{Features, Searcher};
+use search::Searcher;
 
 /// The position to search and what the game around it knows.
 #[derive(Clone, Debug)]
@@ -82,12 +83,15 @@ pub enum BotError {
 impl SearchRoot {
     /// The game's current position with everything the game knows: points, the positions seen
     /// (for repetitions), the seat to move, and the move just taken back (never chosen again).
+    /// Fails once the game is over or when nobody can move.
     pub fn from_game(game: &Game) -> Result<SearchRoot, BotError> {
         let seat = game.to_move().ok_or(BotError::GameOver)?;
-        if game.walking_king_to_move() {
-            return Err(BotError::WalkingKing);
-        }
-        let moves = game.legal_moves();
+        // A walking king's moves are the game's to draw, but the position may still be assessed.
+        let moves = if game.walking_king_to_move() {
+            game.position().legal_moves()
+        } else {
+            game.legal_moves()
+        };
         if moves.is_empty() {
             return Err(BotError::NoMoves);
         }
@@ -210,7 +214,8 @@ impl Bot {
         }
     }
 
-    /// Chooses a move for the seat to move. Deterministic for a given root, seed and node budget
+    /// Chooses a move for the seat to move (not for a walking king, whose moves the game draws).
+    /// Deterministic for a given root, seed and node budget
     /// (a time budget or a cancel that strikes first may cut the search short).
     pub fn choose(
         &self,
@@ -221,8 +226,11 @@ impl Bot {
         if root.moves.is_empty() {
             return Err(BotError::NoMoves);
         }
+        if root.position.status(root.position.turn()) == ArmyStatus::KingWalking {
+            return Err(BotError::WalkingKing);
+        }
         let limits = self.limits(limits);
-        let mut searcher = searcher(root, root.position.turn(), &limits);
+        let mut searcher = searcher(root, root.position.turn(), &limits, self.settings.options);
         let result = if self.settings.noise > 0 || self.settings.blunder_percent > 0 {
             choice::choose_with_slips(&mut searcher, &self.settings, &limits, seed)
         } else {
@@ -235,7 +243,7 @@ impl Bot {
     /// level's budget as the upper bound): positive is good for it.
     pub fn assess(&self, root: &SearchRoot, army: Army, limits: &SearchLimits<'_>) -> i32 {
         let limits = self.limits(limits);
-        let mut searcher = searcher(root, army, &limits);
+        let mut searcher = searcher(root, army, &limits, self.settings.options);
         choice::assess(&mut searcher, &limits)
     }
 
@@ -254,7 +262,12 @@ impl Bot {
 }
 
 /// A searcher from `root` in which `army`'s side maximises.
-fn searcher<'a>(root: &SearchRoot, army: Army, limits: &SearchLimits<'a>) -> Searcher<'a> {
+fn searcher<'a>(
+    root: &SearchRoot,
+    army: Army,
+    limits: &SearchLimits<'a>,
+    options: SearchOptions,
+) -> Searcher<'a> {
     let view = Perspective {
         root: army,
         format: root.rules.format,
@@ -275,7 +288,7 @@ fn searcher<'a>(root: &SearchRoot, army: Army, limits: &SearchLimits<'a>) -> Sea
         root.moves.clone(),
         Budget::new(limits),
         entries,
-        Features::default(),
+        options,
     )
 }
 
@@ -289,7 +302,7 @@ mod tests {
     /// exactly as before: every make was unmade, eliminations and points included.
     fn search_leaves_everything_as_it_was(root: &SearchRoot, depth: u8) {
         let limits = SearchLimits::depth(depth);
-        let mut s = searcher(root, root.position.turn(), &limits);
+        let mut s = searcher(root, root.position.turn(), &limits, SearchOptions::DEFAULT);
         let before = (s.pos.clone(), s.state.points);
         let result = choice::choose_best(&mut s, &limits);
         assert!(root.moves.contains(&result.mv));

@@ -95,6 +95,9 @@ pub(crate) fn is_king_capture(pos: &Position, mv: Move) -> bool {
     code != 0 && role_bits(code) == Role::King as u8 && !mv.is_en_passant()
 }
 
+/// Ordering scores, one per move (filled as needed, never zeroed in bulk).
+pub(crate) type Scores = arrayvec::ArrayVec<i32, { crate::moves::MAX_MOVES }>;
+
 /// Scores every move of `moves` for ordering, best first.
 pub(crate) fn score_moves(
     pos: &Position,
@@ -102,11 +105,12 @@ pub(crate) fn score_moves(
     tt_move: Option<Move>,
     heuristics: &Heuristics,
     ply: usize,
-    scores: &mut [i32],
+    scores: &mut Scores,
 ) {
     let killers = heuristics.killers[ply.min(MAX_PLY)];
-    for (mv, score) in moves.iter().zip(scores.iter_mut()) {
-        *score = if Some(*mv) == tt_move {
+    scores.clear();
+    for mv in moves.iter() {
+        let score = if Some(*mv) == tt_move {
             TT_MOVE
         } else if is_king_capture(pos, *mv) {
             KING_CAPTURE
@@ -124,6 +128,7 @@ pub(crate) fn score_moves(
             let role = role_bits(at(&pos.cells, mv.from()));
             heuristics.history[Heuristics::history_index(pos.turn, role, *mv)]
         };
+        scores.push(score);
     }
 }
 

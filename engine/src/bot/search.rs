@@ -11,32 +11,24 @@
 //! king capture at hand (where the rules allow it) the side to move wins on the spot. Leaves are
 //! resolved by a quiescence search over captures and promotions.
 
-use crate::army::Army;
+use crate::army::{Army, ArmySet};
 use crate::game::{Seat, repetition_key};
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
 
+use super::SearchOptions;
 use super::eval::Perspective;
 use super::limits::Budget;
-use super::ordering::{self, Heuristics, MAX_PLY};
+use super::ordering::{self, Heuristics, MAX_PLY, Scores};
 use super::rules_state::{GameState, MATE, MATE_BOUND};
 use super::tt::{Bound, Table};
 
+/// How far the positional terms of the evaluation may plausibly move a material estimate:
+/// beyond it, quiescence trusts the estimate.
+const LAZY_MARGIN: i32 = 300;
+
 /// Larger than any score.
 pub(crate) const INFINITY: i32 = MATE + 1_000;
-
-/// Switches for the pruning techniques, so their worth can be measured one against another.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Features {
-    /// Late move reductions: quiet moves far down the ordering get a shallower search first.
-    pub(crate) lmr: bool,
-}
-
-impl Default for Features {
-    fn default() -> Features {
-        Features { lmr: true }
-    }
-}
 
 /// One search from one root.
 pub(crate) struct Searcher<'a> {
@@ -50,7 +42,7 @@ pub(crate) struct Searcher<'a> {
     pub(crate) tt: Table,
     heuristics: Heuristics,
     pub(crate) budget: Budget<'a>,
-    features: Features,
+    options: SearchOptions,
     /// The moves the root may play.
     root_moves: MoveList,
     /// The best root move of the iteration under way, and its score.
@@ -68,7 +60,7 @@ impl<'a> Searcher<'a> {
         root_moves: MoveList,
         budget: Budget<'a>,
         tt_entries: usize,
-        features: Features,
+        options: SearchOptions,
     ) -> Searcher<'a> {
         let mut keys = Vec::with_capacity(history.len() + MAX_PLY + 1);
         keys.extend_from_slice(history);
@@ -81,7 +73,7 @@ impl<'a> Searcher<'a> {
             tt: Table::new(tt_entries),
             heuristics: Heuristics::new(),
             budget,
-            features,
+            options,
             root_moves,
             root_best: None,
         }
@@ -160,11 +152,14 @@ impl<'a> Searcher<'a> {
         if ply >= MAX_PLY {
             return self.evaluate();
         }
-        let mut moves = if ply == 0 {
-            self.root_moves.clone()
+        // Generated in place: a move list is several kilobytes, and copying it showed in the
+        // profile.
+        let mut moves = MoveList::new();
+        if ply == 0 {
+            moves.clone_from(&self.root_moves);
         } else {
-            self.pos.legal_moves()
-        };
+            self.pos.generate(self.pos.turn, ArmySet::ALL, &mut moves);
+        }
         let side = self.pos.turn;
         if moves.is_empty() {
             return self.stuck(depth, ply, alpha, beta);
@@ -185,7 +180,7 @@ impl<'a> Searcher<'a> {
             return self.win_for(side, ply);
         }
         if depth <= 0 {
-            return self.quiesce(moves, ply, alpha, beta);
+            return self.quiesce(&mut moves, ply, alpha, beta);
         }
 
         let tt_key = self.table_key();
@@ -207,9 +202,32 @@ impl<'a> Searcher<'a> {
 
         let (alpha0, beta0) = (alpha, beta);
         let maximizing = self.maximizing(side);
+        if self.options.null_move && ply > 0 && depth >= 3 && self.null_move_allowed(side) {
+            let stand = self.evaluate();
+            let above = if maximizing {
+                stand >= beta
+            } else {
+                stand <= alpha
+            };
+            if above {
+                let saved = (self.pos.turn, self.pos.en_passant, self.pos.hash);
+                self.pos.pass_turn();
+                self.keys.push(key);
+                let v = self.node(depth - 3, ply + 1, alpha, beta);
+                self.keys.pop();
+                (self.pos.turn, self.pos.en_passant, self.pos.hash) = saved;
+                if self.budget.stopped {
+                    return 0;
+                }
+                let cut = if maximizing { v >= beta } else { v <= alpha };
+                if cut && v.abs() < MATE_BOUND {
+                    return v;
+                }
+            }
+        }
         let mut best = if maximizing { -INFINITY } else { INFINITY };
         let mut best_move = None;
-        let mut scores = [0i32; crate::moves::MAX_MOVES];
+        let mut scores = Scores::new();
         ordering::score_moves(
             &self.pos,
             &moves,
@@ -227,7 +245,8 @@ impl<'a> Searcher<'a> {
             let score = if made.won {
                 self.win_for(side, ply + 1)
             } else {
-                let reduce = self.features.lmr && quiet && depth >= 3 && i >= 4 && ply > 0;
+                let reduce =
+                    self.options.late_move_reductions && quiet && depth >= 3 && i >= 4 && ply > 0;
                 if reduce {
                     let r = if i >= 12 { 2 } else { 1 };
                     let s = self.node(depth - 1 - r, ply + 1, alpha, beta);
@@ -285,6 +304,18 @@ impl<'a> Searcher<'a> {
         best
     }
 
+    /// Whether passing the turn is a fair test of the position: never in free-for-all (where
+    /// the others are not one side), in check, or with nothing but pawns (zugzwang).
+    fn null_move_allowed(&self, side: Army) -> bool {
+        if self.state.ffa() || self.pos.is_check(side) {
+            return false;
+        }
+        self.pos.occupied[side.index()].iter().any(|sq| {
+            let role = crate::board::role_bits(crate::board::at(&self.pos.cells, sq));
+            role != crate::piece::Role::Pawn as u8 && role != crate::piece::Role::King as u8
+        })
+    }
+
     /// The side to move has no legal move: mate or stalemate as the rules say.
     fn stuck(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
         let side = self.pos.turn;
@@ -304,10 +335,20 @@ impl<'a> Searcher<'a> {
     }
 
     /// Captures and promotions only, with the option to stand pat on the static value.
-    fn quiesce(&mut self, mut moves: MoveList, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
+    fn quiesce(&mut self, moves: &mut MoveList, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
         let side = self.pos.turn;
         let maximizing = self.maximizing(side);
-        let stand = self.evaluate();
+        let estimate = self.view.estimate(&self.pos, &self.state.points);
+        let far_outside = if maximizing {
+            estimate - LAZY_MARGIN >= beta || estimate + LAZY_MARGIN <= alpha
+        } else {
+            estimate + LAZY_MARGIN <= alpha || estimate - LAZY_MARGIN >= beta
+        };
+        let stand = if far_outside {
+            estimate
+        } else {
+            self.evaluate()
+        };
         if maximizing {
             if stand >= beta {
                 return stand;
@@ -326,10 +367,10 @@ impl<'a> Searcher<'a> {
                     .is_some_and(|r| r == self.state.rules.promotion.roles()[0])
         });
         let mut best = stand;
-        let mut scores = [0i32; crate::moves::MAX_MOVES];
-        ordering::score_moves(&self.pos, &moves, None, &self.heuristics, ply, &mut scores);
+        let mut scores = Scores::new();
+        ordering::score_moves(&self.pos, moves, None, &self.heuristics, ply, &mut scores);
         for i in 0..moves.len() {
-            ordering::pick(&mut moves, &mut scores, i);
+            ordering::pick(moves, &mut scores, i);
             let mv = moves[i];
             let made = self.state.make(&mut self.pos, mv);
             let score = if made.won {

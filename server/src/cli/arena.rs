@@ -15,7 +15,8 @@ pub(crate) struct ArenaArgs {
     #[arg(long, default_value_t = 20)]
     games: usize,
     /// Who plays the first team (Teams, Duo): random, easy, medium or hard, optionally with a node
-    /// budget per move (`hard:100000`). Sides swap seats every other game.
+    /// budget per move and pruning options (`hard:100000`, `hard/+null`, `hard/-lmr`). Sides swap
+    /// seats every other game.
     #[arg(long, default_value = "medium")]
     team_a: Contender,
     /// Who plays the second team.
