@@ -191,71 +191,45 @@ impl SqliteStorage {
 impl Storage for SqliteStorage {
     fn load(&mut self) -> Result<Loaded, StorageError> {
         let c = &self.connection;
-        let alive_at: Option<i64> = c
-            .query_row("SELECT at FROM alive WHERE id = 1", [], |row| row.get(0))
-            .optional()
-            .map_err(Self::db)?;
+        let alive_at: Option<i64> =
+            c.query_row("SELECT at FROM alive WHERE id = 1", [], |row| row.get(0)).optional().map_err(Self::db)?;
         let mut rooms_query = c
-            .prepare(
-                "SELECT id, version FROM rooms WHERE closed_at IS NULL ORDER BY created_at, id",
-            )
+            .prepare("SELECT id, version FROM rooms WHERE closed_at IS NULL ORDER BY created_at, id")
             .map_err(Self::db)?;
         let ids: Vec<(String, i64)> = rooms_query
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
             .map_err(Self::db)?
             .collect::<Result<_, _>>()
             .map_err(Self::db)?;
-        let mut records_query = c
-            .prepare("SELECT at, body FROM records WHERE room = ?1 ORDER BY id")
-            .map_err(Self::db)?;
+        let mut records_query = c.prepare("SELECT at, body FROM records WHERE room = ?1 ORDER BY id").map_err(Self::db)?;
         let mut rooms = Vec::with_capacity(ids.len());
         for (id, version) in ids {
             let records = records_query
-                .query_map([&id], |row| {
-                    Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?))
-                })
+                .query_map([&id], |row| Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?)))
                 .map_err(Self::db)?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(Self::db)?;
-            rooms.push(RoomLog {
-                id,
-                records,
-                version: version as u64,
-            });
+            rooms.push(RoomLog { id, records, version: version as u64 });
         }
-        Ok(Loaded {
-            rooms,
-            alive_at: alive_at.map(|a| a as u64),
-        })
+        Ok(Loaded { rooms, alive_at: alive_at.map(|a| a as u64) })
     }
 
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
         let tx = self.connection.transaction().map_err(Self::db)?;
         {
-            let mut record = tx
-                .prepare_cached("INSERT INTO records (room, at, body) VALUES (?1, ?2, ?3)")
-                .map_err(Self::db)?;
-            let mut version = tx
-                .prepare_cached("UPDATE rooms SET version = ?2 WHERE id = ?1")
-                .map_err(Self::db)?;
+            let mut record = tx.prepare_cached("INSERT INTO records (room, at, body) VALUES (?1, ?2, ?3)").map_err(Self::db)?;
+            let mut version = tx.prepare_cached("UPDATE rooms SET version = ?2 WHERE id = ?1").map_err(Self::db)?;
             for write in writes {
                 match write {
                     Write::CreateRoom { room, at } => {
-                        tx.execute(
-                            "INSERT INTO rooms (id, created_at) VALUES (?1, ?2)",
-                            params![room, *at as i64],
-                        )
-                        .map_err(Self::db)?;
+                        tx.execute("INSERT INTO rooms (id, created_at) VALUES (?1, ?2)", params![room, *at as i64])
+                            .map_err(Self::db)?;
                     }
                     Write::Record { room, at, body } => {
-                        record
-                            .execute(params![room, *at as i64, body])
-                            .map_err(Self::db)?;
+                        record.execute(params![room, *at as i64, body]).map_err(Self::db)?;
                     }
                     Write::Version { room, v } => {
-                        version
-                            .execute(params![room, *v as i64])
-                            .map_err(Self::db)?;
+                        version.execute(params![room, *v as i64]).map_err(Self::db)?;
                     }
                     Write::Archive(game) => {
                         tx.execute(
@@ -275,21 +249,14 @@ impl Storage for SqliteStorage {
                         .map_err(Self::db)?;
                     }
                     Write::CloseRoom { room, at } => {
-                        tx.execute(
-                            "UPDATE rooms SET closed_at = ?2 WHERE id = ?1",
-                            params![room, *at as i64],
-                        )
-                        .map_err(Self::db)?;
-                        // What a closed room needed to come back is no longer needed; its games stay.
-                        tx.execute("DELETE FROM records WHERE room = ?1", [room])
+                        tx.execute("UPDATE rooms SET closed_at = ?2 WHERE id = ?1", params![room, *at as i64])
                             .map_err(Self::db)?;
+                        // What a closed room needed to come back is no longer needed; its games stay.
+                        tx.execute("DELETE FROM records WHERE room = ?1", [room]).map_err(Self::db)?;
                     }
                     Write::Alive { at } => {
-                        tx.execute(
-                            "INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?1)",
-                            [*at as i64],
-                        )
-                        .map_err(Self::db)?;
+                        tx.execute("INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?1)", [*at as i64])
+                            .map_err(Self::db)?;
                     }
                 }
             }
@@ -337,19 +304,9 @@ mod tests {
         let path = temp("reopen");
         let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
         db.write(&[
-            Write::CreateRoom {
-                room: "r1".into(),
-                at: 1,
-            },
-            Write::Record {
-                room: "r1".into(),
-                at: 2,
-                body: "{\"a\":1}".into(),
-            },
-            Write::Version {
-                room: "r1".into(),
-                v: 7,
-            },
+            Write::CreateRoom { room: "r1".into(), at: 1 },
+            Write::Record { room: "r1".into(), at: 2, body: "{\"a\":1}".into() },
+            Write::Version { room: "r1".into(), v: 7 },
             Write::Alive { at: 9 },
         ])
         .unwrap();
@@ -360,11 +317,7 @@ mod tests {
         assert_eq!(loaded.rooms.len(), 1);
         assert_eq!(loaded.rooms[0].records, vec![(2, "{\"a\":1}".to_owned())]);
         assert_eq!(loaded.rooms[0].version, 7);
-        db.write(&[Write::CloseRoom {
-            room: "r1".into(),
-            at: 10,
-        }])
-        .unwrap();
+        db.write(&[Write::CloseRoom { room: "r1".into(), at: 10 }]).unwrap();
         assert!(db.load().unwrap().rooms.is_empty());
     }
 
