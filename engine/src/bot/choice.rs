@@ -100,7 +100,7 @@ pub(crate) fn choose_with_slips(
         let score = s.evaluate();
         return finish(s, mv, score, 0);
     }
-    ranked.sort_by(|a, b| b.2.cmp(&a.2));
+    ranked.sort_by_key(|r| std::cmp::Reverse(r.2));
     let mut pick = 0;
     let forced = ranked[0].1 > MATE_BOUND;
     if !forced && rng.random_range(0..100) < u32::from(settings.blunder_percent) {

@@ -21,6 +21,7 @@ pub(crate) const MATE_BOUND: i32 = MATE - 1_000;
 pub(crate) const FFA_WIN: i32 = 50_000;
 
 /// What a move did besides moving pieces.
+#[derive(Clone, Copy)]
 pub(crate) struct Made {
     undo: Undo,
     points: [i32; 4],
@@ -30,6 +31,7 @@ pub(crate) struct Made {
 }
 
 /// What an army's turn start did in free-for-all when it had no move.
+#[derive(Clone, Copy)]
 pub(crate) struct Eliminated {
     undo: StatusUndo,
     points: [i32; 4],

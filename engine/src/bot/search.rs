@@ -339,11 +339,7 @@ impl<'a> Searcher<'a> {
         let side = self.pos.turn;
         let maximizing = self.maximizing(side);
         let estimate = self.view.estimate(&self.pos, &self.state.points);
-        let far_outside = if maximizing {
-            estimate - LAZY_MARGIN >= beta || estimate + LAZY_MARGIN <= alpha
-        } else {
-            estimate + LAZY_MARGIN <= alpha || estimate - LAZY_MARGIN >= beta
-        };
+        let far_outside = estimate - LAZY_MARGIN >= beta || estimate + LAZY_MARGIN <= alpha;
         let stand = if far_outside {
             estimate
         } else {
