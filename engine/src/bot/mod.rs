@@ -276,6 +276,7 @@ fn searcher<'a>(
     let state = GameState {
         rules: root.rules,
         points: root.points.0,
+        material: GameState::count_material(&root.position, root.rules.promotion_rank),
     };
     // Interior nodes are about a third of all; a table twice that holds most of them.
     let entries = limits.nodes.map_or(1 << 20, |n| (n as usize).min(1 << 22));
@@ -309,6 +310,10 @@ mod tests {
         assert_eq!(s.pos, before.0);
         assert_eq!(s.pos.hash(), s.pos.compute_hash());
         assert_eq!(s.state.points, before.1);
+        assert_eq!(
+            s.state.material,
+            GameState::count_material(&s.pos, root.rules.promotion_rank)
+        );
         assert!(s.budget.nodes > 0);
     }
 

@@ -338,7 +338,9 @@ impl<'a> Searcher<'a> {
     fn quiesce(&mut self, moves: &mut MoveList, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
         let side = self.pos.turn;
         let maximizing = self.maximizing(side);
-        let estimate = self.view.estimate(&self.pos, &self.state.points);
+        let estimate = self
+            .view
+            .estimate(&self.pos, &self.state.material, &self.state.points);
         let far_outside = estimate - LAZY_MARGIN >= beta || estimate + LAZY_MARGIN <= alpha;
         let stand = if far_outside {
             estimate
