@@ -25,7 +25,8 @@ const CPU_MARGIN: Duration = Duration::from_millis(250);
 /// The least time the CPU is given, even when the turn is nearly over: enough for a shallow look.
 const MIN_CPU_BUDGET: Duration = Duration::from_millis(10);
 
-/// A CPU move being computed.
+/// A CPU move being computed. Dropping it stops the computation: a room that forgets its job
+/// (the result is stale, or the room itself ends) never leaves a search running for nobody.
 pub(super) struct CpuJob {
     /// The ply it is for.
     ply: u32,
@@ -33,6 +34,12 @@ pub(super) struct CpuJob {
     hash: u64,
     /// Stops it.
     cancel: Arc<AtomicBool>,
+}
+
+impl Drop for CpuJob {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The engine's refusal as a protocol error.
@@ -414,9 +421,7 @@ impl Room {
 
     /// Stops the CPU's thinking, if it thinks.
     pub(super) fn cancel_cpu(&mut self) {
-        if let Some(job) = self.cpu_job.take() {
-            job.cancel.store(true, Ordering::Relaxed);
-        }
+        self.cpu_job = None;
     }
 
     /// How long the CPU may think now: the server's limit, and within the turn limit (or the
@@ -456,7 +461,7 @@ impl Room {
             seed: game.seed() ^ u64::from(ply),
             cancel: cancel.clone(),
         };
-        self.cancel_cpu();
+        // Replacing a job cancels it.
         self.cpu_job = Some(CpuJob { ply, hash, cancel });
         self.cpu_thinking = true;
         let pool = self.context.cpu.clone();
