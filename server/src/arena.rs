@@ -36,7 +36,7 @@ pub enum Contender {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
     "unknown contender {0:?}: expected random, or easy, medium or hard optionally followed by \
-     :NODES and /+null, /-null, /+lmr or /-lmr"
+     :NODES and options such as /+null, /-lmr or /+aspiration"
 )]
 pub struct ParseContenderError(pub String);
 
@@ -64,6 +64,7 @@ impl FromStr for Contender {
             match name {
                 "null" => options.null_move = on,
                 "lmr" => options.late_move_reductions = on,
+                "aspiration" => options.aspiration = on,
                 _ => return Err(err()),
             }
         }
@@ -95,6 +96,9 @@ impl fmt::Display for Contender {
         }
         if options.late_move_reductions != SearchOptions::DEFAULT.late_move_reductions {
             write!(f, "/{}lmr", sign(options.late_move_reductions))?;
+        }
+        if options.aspiration != SearchOptions::DEFAULT.aspiration {
+            write!(f, "/{}aspiration", sign(options.aspiration))?;
         }
         Ok(())
     }

@@ -14,6 +14,9 @@ use super::ordering;
 use super::rules_state::MATE_BOUND;
 use super::search::{INFINITY, Searcher};
 
+/// Half the width of an aspiration window, in centipawns.
+const ASPIRATION: i32 = 40;
+
 /// The deepest iteration allowed by `limits`.
 fn max_depth(limits: &SearchLimits<'_>) -> i32 {
     i32::from(limits.depth.unwrap_or(64).clamp(1, 100))
@@ -27,7 +30,27 @@ pub(crate) fn choose_best(s: &mut Searcher<'_>, limits: &SearchLimits<'_>) -> Se
     let mut last_nodes = 0;
     for depth in 1..=max_depth(limits) {
         let before = s.budget.nodes;
-        s.root(depth, -INFINITY, INFINITY);
+        let previous = best.map(|(_, v)| v);
+        let (mut alpha, mut beta) = match previous {
+            Some(v) if s.options().aspiration && depth >= 4 && v.abs() < MATE_BOUND => {
+                (v - ASPIRATION, v + ASPIRATION)
+            }
+            _ => (-INFINITY, INFINITY),
+        };
+        loop {
+            let v = s.root(depth, alpha, beta);
+            if s.budget.stopped {
+                break;
+            }
+            // Outside the window: the score is only a bound; search again with the side open.
+            if v <= alpha && alpha > -INFINITY {
+                alpha = -INFINITY;
+            } else if v >= beta && beta < INFINITY {
+                beta = INFINITY;
+            } else {
+                break;
+            }
+        }
         if let Some(found) = s.root_best {
             best = Some(found);
         }

@@ -115,6 +115,9 @@ pub struct SearchOptions {
     /// Null-move pruning (Teams and Duo only): if passing the turn still leaves the side to move
     /// above the window, the position is not searched further.
     pub null_move: bool,
+    /// Aspiration windows: each iteration first searches a narrow window around the previous
+    /// iteration's score, and again with the full window only if the score falls outside.
+    pub aspiration: bool,
 }
 
 impl SearchOptions {
@@ -122,6 +125,7 @@ impl SearchOptions {
     pub const DEFAULT: SearchOptions = SearchOptions {
         late_move_reductions: true,
         null_move: false,
+        aspiration: false,
     };
 }
 

@@ -478,6 +478,11 @@ fn from_table(score: i32, ply: usize) -> i32 {
 }
 
 impl Searcher<'_> {
+    /// The pruning options in force.
+    pub(crate) fn options(&self) -> SearchOptions {
+        self.options
+    }
+
     /// The moves the root may play.
     pub(crate) fn root_moves_list(&self) -> &MoveList {
         &self.root_moves
