@@ -219,9 +219,16 @@ impl Report {
             m.games, m.preset, m.max_plies, m.random_plies, m.seed
         );
         let ffa = self.rows.iter().any(|r| r.mean_points.is_some());
+        let width = self
+            .rows
+            .iter()
+            .map(|r| r.contender.to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(10);
         let _ = writeln!(
             out,
-            "{:<16} {:>7} {:>7} {:>7} {:>8}  {:<17}{}",
+            "{:<width$} {:>7} {:>7} {:>7} {:>8}  {:<17}{}",
             "contender",
             "wins",
             "draws",
@@ -233,7 +240,7 @@ impl Report {
         for r in &self.rows {
             let _ = write!(
                 out,
-                "{:<16} {:>7} {:>7} {:>7} {:>7.1}%  {:>5.1}% – {:>5.1}%",
+                "{:<width$} {:>7} {:>7} {:>7} {:>7.1}%  {:>5.1}% – {:>5.1}%",
                 r.contender.to_string(),
                 trim(r.wins),
                 r.draws,
