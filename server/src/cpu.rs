@@ -79,9 +79,11 @@ const DRAW_TIME: Duration = Duration::from_millis(20);
 impl Strategy for EngineBot {
     fn choose(&self, request: &CpuRequest) -> Move {
         let bot = Bot::new(engine_level(request.level));
+        // Searches share the cores with the tasks that answer people: they yield now and then.
         let limits = SearchLimits::default()
             .with_time(request.budget)
-            .with_cancel(&request.cancel);
+            .with_cancel(&request.cancel)
+            .yielding();
         match bot.choose(&request.root, &limits, request.seed) {
             Ok(result) => result.mv,
             // The room never asks without a move to choose; any legal move is an answer.

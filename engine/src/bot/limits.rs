@@ -20,6 +20,9 @@ pub struct SearchLimits<'a> {
     pub depth: Option<u8>,
     /// Set by another thread to stop the search at once.
     pub cancel: Option<&'a AtomicBool>,
+    /// Give up the processor to other threads now and then (about every half millisecond): for
+    /// a server whose network threads share the cores with searches and must stay responsive.
+    pub yield_now_and_then: bool,
 }
 
 impl<'a> SearchLimits<'a> {
@@ -47,6 +50,14 @@ impl<'a> SearchLimits<'a> {
         }
     }
 
+    /// The same limits, yielding the processor now and then.
+    pub fn yielding(self) -> SearchLimits<'a> {
+        SearchLimits {
+            yield_now_and_then: true,
+            ..self
+        }
+    }
+
     /// The same limits with the time budget capped at `time`.
     pub fn with_time(self, time: Duration) -> SearchLimits<'a> {
         SearchLimits {
@@ -68,12 +79,16 @@ impl<'a> SearchLimits<'a> {
 /// within well under a millisecond, rarely enough that reading them costs nothing measurable.
 const CHECK_EVERY: u64 = 256;
 
+/// How often (in nodes) a yielding search gives up the processor.
+const YIELD_EVERY: u64 = 1024;
+
 /// Enforces [`SearchLimits`] from inside the search.
 pub(crate) struct Budget<'a> {
     started: Instant,
     deadline: Option<Instant>,
     max_nodes: u64,
     cancel: Option<&'a AtomicBool>,
+    yielding: bool,
     /// Nodes visited so far.
     pub(crate) nodes: u64,
     /// Set once any limit is reached; the search unwinds as soon as it sees it.
@@ -88,6 +103,7 @@ impl<'a> Budget<'a> {
             deadline: limits.time.map(|t| started + t),
             max_nodes: limits.nodes.unwrap_or(u64::MAX),
             cancel: limits.cancel,
+            yielding: limits.yield_now_and_then,
             nodes: 0,
             stopped: false,
         }
@@ -107,6 +123,9 @@ impl<'a> Budget<'a> {
 
     /// Reads the clock and the cancel flag.
     pub(crate) fn check(&mut self) -> bool {
+        if self.yielding && self.nodes % YIELD_EVERY == 0 {
+            std::thread::yield_now();
+        }
         if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
             || self.deadline.is_some_and(|d| Instant::now() >= d)
         {
