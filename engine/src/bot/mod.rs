@@ -261,6 +261,9 @@ impl Bot {
     }
 }
 
+/// The most transposition-table slots a search uses.
+const MAX_TABLE: usize = 1 << 19;
+
 /// A searcher from `root` in which `army`'s side maximises.
 fn searcher<'a>(
     root: &SearchRoot,
@@ -278,8 +281,10 @@ fn searcher<'a>(
         points: root.points.0,
         material: GameState::count_material(&root.position, root.rules.promotion_rank),
     };
-    // Interior nodes are about a third of all; a table twice that holds most of them.
-    let entries = limits.nodes.map_or(1 << 20, |n| (n as usize).min(1 << 22));
+    // Interior nodes are about a third of all; a slot per node holds most of them. The cap
+    // (8 MiB) keeps a long search's table quick to free: a 64 MiB one took tens of
+    // milliseconds to give back after a cancel.
+    let entries = limits.nodes.map_or(MAX_TABLE, |n| (n as usize).min(MAX_TABLE));
     Searcher::new(
         root.position.clone(),
         state,
