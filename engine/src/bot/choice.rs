@@ -27,7 +27,6 @@ fn max_depth(limits: &SearchLimits<'_>) -> i32 {
 pub(crate) fn choose_best(s: &mut Searcher<'_>, limits: &SearchLimits<'_>) -> SearchResult {
     let mut best: Option<(Move, i32)> = None;
     let mut depth_done = 0;
-    let mut last_nodes = 0;
     for depth in 1..=max_depth(limits) {
         let before = s.budget.nodes;
         let previous = best.map(|(_, v)| v);
@@ -58,13 +57,12 @@ pub(crate) fn choose_best(s: &mut Searcher<'_>, limits: &SearchLimits<'_>) -> Se
             break;
         }
         depth_done = depth;
-        last_nodes = s.budget.nodes - before;
+        let last_nodes = s.budget.nodes - before;
         let decided = best.is_some_and(|(_, v)| v.abs() > MATE_BOUND);
         if decided || !s.budget.worth_another_iteration(last_nodes) {
             break;
         }
     }
-    let _ = last_nodes;
     // Not even one iteration finished: the first move in ordering is a sensible fallback.
     let (mv, score) = best.unwrap_or_else(|| (fallback(s), s.evaluate()));
     finish(s, mv, score, depth_done)
@@ -140,7 +138,6 @@ pub(crate) fn choose_with_slips(
 /// The value of the root to the searcher's side: iterative deepening over the whole tree.
 pub(crate) fn assess(s: &mut Searcher<'_>, limits: &SearchLimits<'_>) -> i32 {
     let mut value = s.evaluate();
-    let mut last_nodes = 0;
     for depth in 1..=max_depth(limits) {
         let before = s.budget.nodes;
         let v = s.root(depth, -INFINITY, INFINITY);
@@ -148,12 +145,11 @@ pub(crate) fn assess(s: &mut Searcher<'_>, limits: &SearchLimits<'_>) -> i32 {
             break;
         }
         value = v;
-        last_nodes = s.budget.nodes - before;
+        let last_nodes = s.budget.nodes - before;
         if v.abs() > MATE_BOUND || !s.budget.worth_another_iteration(last_nodes) {
             break;
         }
     }
-    let _ = last_nodes;
     value
 }
 
