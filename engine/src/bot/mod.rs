@@ -284,7 +284,9 @@ fn searcher<'a>(
     // Interior nodes are about a third of all; a slot per node holds most of them. The cap
     // (8 MiB) keeps a long search's table quick to free: a 64 MiB one took tens of
     // milliseconds to give back after a cancel.
-    let entries = limits.nodes.map_or(MAX_TABLE, |n| (n as usize).min(MAX_TABLE));
+    let entries = limits
+        .nodes
+        .map_or(MAX_TABLE, |n| (n as usize).min(MAX_TABLE));
     Searcher::new(
         root.position.clone(),
         state,
