@@ -3,6 +3,7 @@
 
 mod army;
 mod board;
+pub mod bot;
 pub mod game;
 mod geometry;
 mod movegen;

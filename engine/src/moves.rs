@@ -91,6 +91,23 @@ impl Move {
         }
     }
 
+    /// The move in 24 bits (for compact tables); never 0, since a move's squares are never both
+    /// cell 0.
+    #[inline]
+    pub(crate) const fn to_bits(self) -> u32 {
+        (self.from.cell() as u32) << 16 | (self.to.cell() as u32) << 8 | self.kind as u32
+    }
+
+    /// The move [`Move::to_bits`] packed.
+    #[inline]
+    pub(crate) const fn from_bits(bits: u32) -> Move {
+        Move {
+            from: Square::from_cell((bits >> 16) as u8),
+            to: Square::from_cell((bits >> 8) as u8),
+            kind: bits as u8,
+        }
+    }
+
     /// The same move, promoting to `role`.
     #[inline]
     pub(crate) const fn promoting(self, role: Role) -> Move {

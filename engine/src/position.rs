@@ -515,7 +515,7 @@ impl Position {
 
     /// Passes the turn to the next army that takes turns. The en passant right of every army whose
     /// seat the turn reaches or passes lapses: everyone else has moved since that double step.
-    fn pass_turn(&mut self) {
+    pub(crate) fn pass_turn(&mut self) {
         let next = self.next_to_move(self.turn);
         let mut a = self.turn;
         loop {

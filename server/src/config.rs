@@ -63,6 +63,14 @@ pub struct Config {
     /// Blocking threads the CPU players think on (default: one per core).
     #[arg(long, env = "FOURKINGS_CPU_THREADS")]
     pub cpu_threads: Option<usize>,
+    /// The longest a CPU player thinks about one move, in seconds (its level may think less; a
+    /// turn limit always leaves it less).
+    #[arg(long, env = "FOURKINGS_CPU_THINK_SECONDS", default_value_t = 5.0)]
+    pub cpu_think_seconds: f64,
+    /// How CPU players choose: `bot` (the engine's bot at each seat's level) or `random` (random
+    /// legal moves, for demonstrations and tests).
+    #[arg(long, env = "FOURKINGS_CPU_STRATEGY", default_value = "bot", value_parser = ["bot", "random"])]
+    pub cpu_strategy: String,
     /// Longest chat message, in characters.
     #[arg(long, env = "FOURKINGS_MAX_CHAT_CHARS", default_value_t = 500)]
     pub max_chat_chars: usize,
@@ -112,6 +120,8 @@ impl Config {
             idle_room_seconds: 1800.0,
             time_unit_ms: 1000,
             cpu_threads: None,
+            cpu_think_seconds: 5.0,
+            cpu_strategy: "bot".to_owned(),
             max_chat_chars: 500,
             chat_per_minute: 20,
             chat_history: 100,
@@ -120,6 +130,11 @@ impl Config {
             storage_sync: "full".to_owned(),
             finished_room_seconds: 1800.0,
         }
+    }
+
+    /// The longest a CPU player may think about one move.
+    pub fn cpu_think_limit(&self) -> Duration {
+        Duration::from_secs_f64(self.cpu_think_seconds.clamp(0.01, 3_600.0))
     }
 
     /// How long a finished game's room stays.

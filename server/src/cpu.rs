@@ -1,47 +1,103 @@
-//! CPU players: one interface for every strategy, and the bounded pool of blocking threads they
-//! think on, off the async runtime.
+//! CPU players: one interface for every strategy, the engine's bot behind it, and the bounded
+//! pool of blocking threads they think on, off the async runtime.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use fourkings_engine::{Move, MoveList, Position, RuleSet};
+use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchRoot};
+use fourkings_engine::{Game, Move, Seat};
 use fourkings_protocol::CpuLevel;
 use rand::{Rng, SeedableRng};
 use tokio::sync::Semaphore;
 
-/// What a CPU player is asked: the position, the rules, the moves it may choose from (the legal
-/// moves, less one just taken back), how long it may think, and a seed for its randomness.
+/// What a CPU player is asked: the game's position with what the game knows around it (points,
+/// positions seen, the moves it may choose from: the legal moves less one just taken back), how
+/// long it may think, how strong to play, a seed for its randomness, and a flag the room sets
+/// when the answer is no longer wanted.
 #[derive(Clone, Debug)]
 pub struct CpuRequest {
-    /// The position to move in.
-    pub position: Position,
-    /// The rules of the game.
-    pub rules: RuleSet,
-    /// The moves it may choose from (never empty).
-    pub moves: MoveList,
-    /// How long it may think.
+    /// The position to move in and its game context; its moves are never empty.
+    pub root: SearchRoot,
+    /// The longest the room can wait: the strategy must answer within it.
     pub budget: Duration,
     /// How strong it should play.
     pub level: CpuLevel,
     /// Seeds any randomness, so a game can be replayed.
     pub seed: u64,
+    /// Set by the room when the result has gone stale (the player came back, a takeback, the game
+    /// ended): a strategy that thinks for long should stop and answer at once.
+    pub cancel: Arc<AtomicBool>,
 }
 
-/// A way of choosing moves. Implementations are pure and synchronous and must return within the
-/// request's budget.
+/// A way of choosing moves and answering draw offers. Implementations are pure and synchronous,
+/// and must return within the request's budget.
 pub trait Strategy: Send + Sync {
-    /// One of `request.moves`.
+    /// One of `request.root.moves()`.
     fn choose(&self, request: &CpuRequest) -> Move;
+
+    /// Whether the CPU playing `seat` agrees to a draw in `game` now. Called on the room's own
+    /// task, so it must answer within a few milliseconds. By default it agrees: a CPU stands in
+    /// for a person who would be asked.
+    fn accepts_draw(&self, game: &Game, seat: Seat, level: CpuLevel) -> bool {
+        let _ = (game, seat, level);
+        true
+    }
 }
 
-/// Plays a uniformly random move (seeded).
+/// Plays a uniformly random move (seeded) and agrees to every draw.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RandomMover;
 
 impl Strategy for RandomMover {
     fn choose(&self, request: &CpuRequest) -> Move {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(request.seed);
-        request.moves[rng.random_range(0..request.moves.len())]
+        let moves = request.root.moves();
+        moves[rng.random_range(0..moves.len())]
+    }
+}
+
+/// The engine's bot at the request's level, within the request's budget, stopped by its cancel
+/// flag.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EngineBot;
+
+/// The engine's level for a protocol level.
+pub fn engine_level(level: CpuLevel) -> Level {
+    match level {
+        CpuLevel::Easy => Level::Easy,
+        CpuLevel::Medium => Level::Medium,
+        CpuLevel::Hard => Level::Hard,
+    }
+}
+
+/// What a draw decision may spend: a short search, so that the room's task is held only for a
+/// few milliseconds.
+const DRAW_NODES: u64 = 3_000;
+const DRAW_TIME: Duration = Duration::from_millis(20);
+
+impl Strategy for EngineBot {
+    fn choose(&self, request: &CpuRequest) -> Move {
+        let bot = Bot::new(engine_level(request.level));
+        // Searches share the cores with the tasks that answer people: they yield now and then.
+        let limits = SearchLimits::default()
+            .with_time(request.budget)
+            .with_cancel(&request.cancel)
+            .yielding();
+        match bot.choose(&request.root, &limits, request.seed) {
+            Ok(result) => result.mv,
+            // The room never asks without a move to choose; any legal move is an answer.
+            Err(_) => request.root.moves()[0],
+        }
+    }
+
+    fn accepts_draw(&self, game: &Game, seat: Seat, level: CpuLevel) -> bool {
+        let Ok(root) = SearchRoot::from_game(game) else {
+            // Nothing can move: no opinion, so agree.
+            return true;
+        };
+        let limits = SearchLimits::nodes(DRAW_NODES).with_time(DRAW_TIME);
+        Bot::new(engine_level(level)).accepts_draw(&root, game.army_of(seat), &limits)
     }
 }
 
@@ -49,7 +105,7 @@ impl Strategy for RandomMover {
 #[derive(Clone)]
 pub(crate) struct CpuPool {
     permits: Arc<Semaphore>,
-    strategy: Arc<dyn Strategy>,
+    pub(crate) strategy: Arc<dyn Strategy>,
 }
 
 impl CpuPool {
@@ -60,9 +116,12 @@ impl CpuPool {
         }
     }
 
-    /// Thinks about `request` on the pool and returns the chosen move.
-    pub(crate) async fn think(&self, request: CpuRequest) -> Option<Move> {
+    /// Thinks about `request` on the pool and returns the chosen move. Time spent waiting for a
+    /// thread counts against the budget: the room's wait is what the budget bounds.
+    pub(crate) async fn think(&self, mut request: CpuRequest) -> Option<Move> {
+        let asked = std::time::Instant::now();
         let permit = self.permits.clone().acquire_owned().await.ok()?;
+        request.budget = request.budget.saturating_sub(asked.elapsed());
         let strategy = self.strategy.clone();
         let mv = tokio::task::spawn_blocking(move || {
             let _permit = permit;

@@ -9,6 +9,7 @@
 //! | `directory` | room ids to room handles |
 //! | `room` | one task per room that owns all of its state: seats, settings, the game, the event log |
 //! | `connection` | one WebSocket: a reader that checks and parses frames, a writer with a bounded queue |
+//! | `arena` | bot-against-bot matches in parallel threads, and their score table |
 //! | `cpu` | the `Strategy` interface of CPU players and the blocking pool they think on |
 //! | `ids` | room ids and secret tokens |
 //! | `client` | `fourkings client`: a command-line client that speaks only the protocol |
@@ -21,6 +22,7 @@
 //! hands the same bytes to every connection's queue.
 
 mod app;
+pub mod arena;
 pub mod client;
 mod config;
 mod connection;
@@ -41,7 +43,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::app::AppState;
-use crate::cpu::{CpuPool, RandomMover, Strategy};
+use crate::cpu::{CpuPool, EngineBot, RandomMover, Strategy};
 use crate::directory::Directory;
 use crate::room::RoomContext;
 use crate::storage::memory::MemoryStorage;
@@ -80,10 +82,15 @@ pub struct Server {
 
 impl Server {
     /// Opens storage (the SQLite file, or memory), brings back every stored room, binds
-    /// `config.addr` (port 0 picks a free port) and starts serving, with the random mover for CPU
-    /// seats.
+    /// `config.addr` (port 0 picks a free port) and starts serving, with the CPU strategy the
+    /// configuration names (the engine's bot unless it says `random`).
     pub async fn start(config: Config) -> Result<Server, StartError> {
-        Server::start_with(config, Arc::new(RandomMover)).await
+        let strategy: Arc<dyn Strategy> = if config.cpu_strategy == "random" {
+            Arc::new(RandomMover)
+        } else {
+            Arc::new(EngineBot)
+        };
+        Server::start_with(config, strategy).await
     }
 
     /// Like [`Server::start`], with `strategy` for CPU seats.

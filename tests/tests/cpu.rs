@@ -1,12 +1,14 @@
 //! Issue 4, items 4 and 5: CPU seats through the `Strategy` interface, stale results dropped, rooms
-//! of CPUs playing to the end on their own, and walking kings moved by the server.
+//! of CPUs playing to the end on their own, and walking kings moved by the server. Issue 7: a
+//! thinking CPU cancelled when its answer goes stale, budgets within the turn limit, and draw
+//! offers answered as the strategy judges.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use fourkings_engine::Move;
-use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
+use fourkings_protocol::{ClientMessage, CpuLevel, Event, ServerMessage, SettingsPatch};
 use fourkings_server::cpu::{CpuRequest, RandomMover, Strategy};
 use fourkings_tests::{Table, TestServer};
 
@@ -149,4 +151,157 @@ async fn walking_kings_are_moved_by_the_server_on_their_turns() {
         walk.text
     );
     assert_eq!(walk.to_move, Some(2));
+}
+
+/// A CPU that thinks until the room cancels it, and says so.
+struct UntilCancelled {
+    started: tokio::sync::mpsc::UnboundedSender<&'static str>,
+}
+
+impl Strategy for UntilCancelled {
+    fn choose(&self, request: &CpuRequest) -> Move {
+        let _ = self.started.send("thinking");
+        // Thinks (without end, but for the cancel flag or a generous budget).
+        let until = std::time::Instant::now() + request.budget;
+        while !request.cancel.load(Ordering::Relaxed) && std::time::Instant::now() < until {
+            std::thread::park_timeout(Duration::from_millis(1));
+        }
+        let _ = self
+            .started
+            .send(if request.cancel.load(Ordering::Relaxed) {
+                "cancelled"
+            } else {
+                "budget spent"
+            });
+        RandomMover.choose(request)
+    }
+}
+
+#[tokio::test]
+async fn a_cpu_still_thinking_for_a_player_who_came_back_is_cancelled() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let strategy = Arc::new(UntilCancelled { started: tx });
+    let server = TestServer::with_strategy(
+        |c| {
+            c.grace_seconds = 0.05;
+            c.cpu_think_seconds = 60.0;
+        },
+        strategy,
+    )
+    .await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    // Red drops; after the grace period the CPU starts thinking for Red.
+    let red = table.players.remove(0);
+    red.close().await;
+    assert_eq!(rx.recv().await, Some("thinking"));
+    // Red comes back: the CPU's answer is no longer wanted, and it stops at once.
+    let (mut red, _) = server.connect(&table.room.id).await;
+    let token = table.tokens[0].clone();
+    red.ok(|req| ClientMessage::Hello {
+        req,
+        seat_tokens: vec![token],
+        host_token: None,
+        since: None,
+    })
+    .await;
+    let answer = tokio::time::timeout(fourkings_tests::WAIT, rx.recv()).await;
+    assert_eq!(answer, Ok(Some("cancelled")));
+}
+
+/// A CPU that records the budgets it is given and plays random moves.
+struct Recorder {
+    budgets: std::sync::Mutex<Vec<Duration>>,
+}
+
+impl Strategy for Recorder {
+    fn choose(&self, request: &CpuRequest) -> Move {
+        self.budgets.lock().unwrap().push(request.budget);
+        RandomMover.choose(request)
+    }
+}
+
+#[tokio::test]
+async fn a_cpu_seat_thinks_within_the_turn_limit_with_a_margin() {
+    let recorder = Arc::new(Recorder {
+        budgets: std::sync::Mutex::new(Vec::new()),
+    });
+    // Game seconds of 10 ms: a turn limit of 30 is 300 ms.
+    let server = TestServer::with_strategy(|c| c.time_unit_ms = 10, recorder.clone()).await;
+    let settings = SettingsPatch {
+        turn_limit: Some(30),
+        move_limit: Some(12),
+        ..SettingsPatch::default()
+    };
+    let room = server.create_room(&settings).await;
+    let (mut host, _) = server.connect(&room.id).await;
+    let host_token = room.host_token.clone();
+    host.ok(|req| ClientMessage::Start { req, host_token })
+        .await;
+    host.event_where(|_, e| match e {
+        Event::Moved(m) => m.result.clone(),
+        _ => None,
+    })
+    .await;
+    let budgets = recorder.budgets.lock().unwrap().clone();
+    assert_eq!(budgets.len(), 12, "one request a ply");
+    for budget in budgets {
+        // At most the turn limit less its margin (250 ms, or a fifth of what is left).
+        assert!(
+            budget <= Duration::from_millis(50) && !budget.is_zero(),
+            "{budget:?}"
+        );
+    }
+}
+
+/// A CPU that never agrees to a draw.
+struct Refuser;
+
+impl Strategy for Refuser {
+    fn choose(&self, request: &CpuRequest) -> Move {
+        RandomMover.choose(request)
+    }
+
+    fn accepts_draw(
+        &self,
+        _: &fourkings_engine::Game,
+        _: fourkings_engine::Seat,
+        _: CpuLevel,
+    ) -> bool {
+        false
+    }
+}
+
+/// A room with a person on seat 0 and CPUs on the others; the person offers a draw and the
+/// answer (`draw_agreed` or `draw_declined`) is returned.
+async fn offer_draw_to_cpus(strategy: Arc<dyn Strategy>) -> String {
+    let server = TestServer::with_strategy(|_| {}, strategy).await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut person, _) = server.connect(&room.id).await;
+    let token = person.take_seat(0, "person").await;
+    let host_token = room.host_token.clone();
+    person
+        .ok(|req| ClientMessage::Start { req, host_token })
+        .await;
+    person
+        .ok(|req| ClientMessage::OfferDraw {
+            req,
+            seat: 0,
+            token,
+        })
+        .await;
+    person
+        .event_where(|_, e| match e {
+            Event::GameChanged { what, .. } if what != "draw_offered" => Some(what.clone()),
+            _ => None,
+        })
+        .await
+}
+
+#[tokio::test]
+async fn cpu_seats_answer_draw_offers_as_their_strategy_judges() {
+    assert_eq!(
+        offer_draw_to_cpus(Arc::new(RandomMover)).await,
+        "draw_agreed"
+    );
+    assert_eq!(offer_draw_to_cpus(Arc::new(Refuser)).await, "draw_declined");
 }

@@ -697,13 +697,13 @@ impl Game {
     /// The key that decides repetitions: the position's hash, and in Duo the seat to move (the
     /// same player must be to move).
     fn repetition_key(&self) -> u64 {
-        let hash = self.position.repetition_hash();
-        match self.rules.format {
-            Format::Duo => {
-                hash ^ (self.duo_seat.index() as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d)
-            }
-            _ => hash,
-        }
+        repetition_key(&self.position, self.rules.format, self.duo_seat)
+    }
+
+    /// The repetition key of every position reached so far, the current one last: what the bot
+    /// needs to see repetitions coming.
+    pub fn repetition_keys(&self) -> &[u64] {
+        &self.keys
     }
 
     /// Final free-for-all standings.
@@ -743,6 +743,15 @@ impl Game {
 
     fn lead_ends_automatically(&self) -> bool {
         self.rules.lead_ending == LeadEnding::Automatic
+    }
+}
+
+/// The key that decides repetitions of `pos` with `duo_seat` to move (the seat matters in Duo only).
+pub(crate) fn repetition_key(pos: &Position, format: Format, duo_seat: Seat) -> u64 {
+    let hash = pos.repetition_hash();
+    match format {
+        Format::Duo => hash ^ (duo_seat.index() as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d),
+        _ => hash,
     }
 }
 

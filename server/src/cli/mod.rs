@@ -1,5 +1,6 @@
 //! Command-line parsing and the subcommands.
 
+mod arena;
 mod perft;
 mod serve;
 
@@ -23,12 +24,15 @@ enum Command {
     Client(ClientArgs),
     /// Count the legal move tree of a position and report the speed of move generation.
     Perft(perft::PerftArgs),
+    /// Play bot against bot (or the random mover) and print a score table.
+    Arena(arena::ArenaArgs),
 }
 
 /// Runs the command the arguments name.
 pub(crate) fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Perft(args)) => perft::run(&args),
+        Some(Command::Arena(args)) => arena::run(&args),
         Some(Command::Serve(config)) => serve::run(config),
         Some(Command::Client(args)) => serve::runtime()?.block_on(async {
             let report = fourkings_server::client::run(&args).await?;

@@ -178,6 +178,7 @@ impl Room {
             self.session = Some(super::session::Session::new());
         }
         self.cpu_thinking = false;
+        self.cancel_cpu();
         self.follow_turn();
         self.duo_clocks_follow_presence();
         Ok(())

@@ -2,8 +2,11 @@
 //! the moves nobody has to choose (walking kings) or that the CPU chooses (CPU seats, players
 //! whose turn limit ran out, players away past their grace period).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use fourkings_engine::bot::SearchRoot;
 use fourkings_engine::game::GameError;
 use fourkings_engine::{Format, Game, Move, Seat, Square};
 use fourkings_protocol::{ErrorCode, Event, SeatIndex};
@@ -15,6 +18,29 @@ use super::{Command, views};
 use crate::connection::ConnId;
 use crate::cpu::CpuRequest;
 use crate::storage::Write;
+
+/// The least of a turn's remaining time the CPU leaves unused, for its move to be played and
+/// travel.
+const CPU_MARGIN: Duration = Duration::from_millis(250);
+/// The least time the CPU is given, even when the turn is nearly over: enough for a shallow look.
+const MIN_CPU_BUDGET: Duration = Duration::from_millis(10);
+
+/// A CPU move being computed. Dropping it stops the computation: a room that forgets its job
+/// (the result is stale, or the room itself ends) never leaves a search running for nobody.
+pub(super) struct CpuJob {
+    /// The ply it is for.
+    ply: u32,
+    /// The hash of the position it is for.
+    hash: u64,
+    /// Stops it.
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for CpuJob {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
 
 /// The engine's refusal as a protocol error.
 // Taken by value so that it reads `map_err(refused)`.
@@ -190,35 +216,50 @@ impl Room {
         Ok(Ack::default())
     }
 
-    /// After a seat agreed to a draw: CPU seats still in the game agree too (they stand in for
-    /// people who would be asked); the draw is announced as offered or agreed.
+    /// After a seat agreed to a draw: CPU seats still in the game answer as their strategy
+    /// judges the position (the engine's bot agrees when a draw is as good as what it expects);
+    /// the draw is announced as offered, agreed or declined.
     fn after_draw_answer(&mut self, seat: SeatIndex) {
-        let cpus: Vec<u8> = (0..4u8)
-            .filter(|&s| matches!(self.seats[usize::from(s)], SeatSlot::Cpu { .. }))
+        let cpus: Vec<(u8, fourkings_protocol::CpuLevel)> = (0..4u8)
+            .filter_map(|s| match self.seats[usize::from(s)] {
+                SeatSlot::Cpu { level } => Some((s, level)),
+                _ => None,
+            })
             .collect();
-        for cpu in cpus {
-            let open = self
-                .game
-                .as_ref()
-                .is_some_and(|g| !g.is_over() && g.draw_offer().is_some());
-            let in_game = self
-                .game
-                .as_ref()
-                .is_some_and(|g| g.is_in_game(Seat::ALL[usize::from(cpu)]));
-            if open && in_game {
-                // The offer is open and the seat is in the game: agreeing cannot fail.
+        let mut declined = None;
+        for (cpu, level) in cpus {
+            let Some(game) = self.game.as_ref() else {
+                break;
+            };
+            let open = !game.is_over() && game.draw_offer().is_some();
+            let who = Seat::ALL[usize::from(cpu)];
+            if !open || !game.is_in_game(who) {
+                continue;
+            }
+            // The offer is open and the seat is in the game: answering cannot fail.
+            if self.context.cpu.strategy.accepts_draw(game, who, level) {
                 let _ = self.commit_game(GameAction::AcceptDraw { seat: cpu });
+            } else {
+                let _ = self.commit_game(GameAction::DeclineDraw { seat: cpu });
+                declined = Some(cpu);
+                break;
             }
         }
-        let agreed = self.game.as_ref().is_some_and(Game::is_over);
-        self.game_changed(
-            if agreed {
-                "draw_agreed"
-            } else {
-                "draw_offered"
-            },
-            seat,
-        );
+        if let Some(cpu) = declined {
+            // The offer was announced (or agreed to) before the CPU said no.
+            self.game_changed("draw_offered", seat);
+            self.game_changed("draw_declined", cpu);
+        } else {
+            let agreed = self.game.as_ref().is_some_and(Game::is_over);
+            self.game_changed(
+                if agreed {
+                    "draw_agreed"
+                } else {
+                    "draw_offered"
+                },
+                seat,
+            );
+        }
         self.advance();
     }
 
@@ -305,6 +346,7 @@ impl Room {
     /// Plays the moves nobody chooses (walking kings), asks the CPU for the moves it chooses, and
     /// settles a finished game (the archive; the room leaves memory if no rematch comes).
     pub(super) fn advance(&mut self) {
+        self.cancel_stale_cpu();
         loop {
             let Some(game) = self.game.as_ref() else {
                 return;
@@ -359,6 +401,45 @@ impl Room {
         }
     }
 
+    /// Stops the CPU's thinking if its result can no longer be played: the game moved on or
+    /// ended, or the CPU no longer chooses this seat's move (the player came back).
+    fn cancel_stale_cpu(&mut self) {
+        let Some(job) = &self.cpu_job else { return };
+        let current = self.game.as_ref().is_some_and(|g| {
+            !g.is_over() && g.ply_count() == job.ply && g.position().hash() == job.hash
+        });
+        let still_driven = current
+            && self
+                .game
+                .as_ref()
+                .and_then(Game::to_move)
+                .is_some_and(|s| self.cpu_drives(s.index() as SeatIndex));
+        if !still_driven {
+            self.cancel_cpu();
+        }
+    }
+
+    /// Stops the CPU's thinking, if it thinks.
+    pub(super) fn cancel_cpu(&mut self) {
+        self.cpu_job = None;
+    }
+
+    /// How long the CPU may think now: the server's limit, and within the turn limit (or the
+    /// team clock) with a margin for the move to travel and be played.
+    fn cpu_budget(&self) -> Duration {
+        let now = self.now();
+        let mut budget = self.context.config.cpu_think_limit();
+        if let Some(deadline) = self.clocks.turn_deadline() {
+            let left = deadline.saturating_duration_since(now);
+            budget = budget.min(left.saturating_sub(CPU_MARGIN.max(left / 5)));
+        }
+        if let Some(deadline) = self.clocks.bank_deadline() {
+            // A team clock is shared by many moves: spend a small part of what is left.
+            budget = budget.min(deadline.saturating_duration_since(now) / 30);
+        }
+        budget.max(MIN_CPU_BUDGET)
+    }
+
     fn ask_cpu(&mut self) {
         let Some(game) = self.game.as_ref() else {
             return;
@@ -369,17 +450,19 @@ impl Room {
         };
         let ply = game.ply_count();
         let hash = game.position().hash();
+        let Ok(root) = SearchRoot::from_game(game) else {
+            return;
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
         let request = CpuRequest {
-            position: game.position().clone(),
-            rules: *game.rules(),
-            moves: game.legal_moves(),
-            budget: Duration::from_millis(500),
+            root,
+            budget: self.cpu_budget(),
             level: self.cpu_level(seat),
             seed: game.seed() ^ u64::from(ply),
+            cancel: cancel.clone(),
         };
-        if request.moves.is_empty() {
-            return;
-        }
+        // Replacing a job cancels it.
+        self.cpu_job = Some(CpuJob { ply, hash, cancel });
         self.cpu_thinking = true;
         let pool = self.context.cpu.clone();
         tokio::spawn(async move {
@@ -393,6 +476,13 @@ impl Room {
     /// chooses this seat's move (the player may have come back); else drop it.
     pub(super) fn cpu_moved(&mut self, ply: u32, hash: u64, mv: Move) {
         self.cpu_thinking = false;
+        if self
+            .cpu_job
+            .as_ref()
+            .is_some_and(|j| j.ply == ply && j.hash == hash)
+        {
+            self.cpu_job = None;
+        }
         let Some(game) = self.game.as_ref() else {
             return;
         };

@@ -126,6 +126,9 @@ pub(crate) struct Room {
     pub(super) conns: HashMap<ConnId, Conn>,
     /// Whether a CPU move is being computed for the current ply.
     pub(super) cpu_thinking: bool,
+    /// The CPU move being computed: the ply and hash it is for, and the flag that stops it once
+    /// its result can no longer be used.
+    pub(super) cpu_job: Option<super::play::CpuJob>,
     /// Since when nobody has been connected.
     pub(super) empty_since: Option<Instant>,
     /// Set when the room should end.
@@ -201,6 +204,7 @@ impl Room {
             pending: Vec::new(),
             conns: HashMap::new(),
             cpu_thinking: false,
+            cpu_job: None,
             empty_since: Some(Instant::now()),
             closing: false,
             writes: Vec::new(),

@@ -1,0 +1,304 @@
+//! The static evaluation: what a quiet position is worth to each army, and how the bot weighs the
+//! armies against each other (its team against the other in Teams and Duo, itself against the
+//! rest in free-for-all, where points count too).
+//!
+//! Each army's terms: material, piece placement (central minor pieces and queens), mobility of
+//! its pieces, pawn progress toward its promotion line, and king safety: enemy pieces near the
+//! king (worse when both enemies of a team gang up on it), the pawn shield, and a check still
+//! pending before its owner's turn. In Teams, pieces of both partners near the same enemy king
+//! earn a coordination bonus.
+
+use crate::army::Army;
+use crate::board::{ArmyStatus, at, class, role_bits};
+use crate::geometry::{DIRECTIONS, KNIGHT_JUMPS, pawn_captures, pawn_forward, step};
+use crate::piece::Role;
+use crate::position::Position;
+use crate::rules::Format;
+use crate::square::Square;
+
+/// Material in centipawns by role bits (index 0 unused; kings are beyond price).
+pub(crate) const VALUE: [i32; 8] = [0, 100, 300, 350, 500, 950, 0, 0];
+
+/// Weight of one free-for-all point, in centipawns: points decide the game, so a point is worth
+/// about a pawn of material.
+pub(crate) const POINT: i32 = 100;
+
+const MOBILITY: [i32; 8] = [0, 0, 4, 4, 3, 2, 0, 0];
+/// How much an enemy piece near a king worries it, per role.
+const TROPISM: [i32; 8] = [0, 0, 7, 5, 6, 10, 0, 0];
+const SHIELD_PAWN: i32 = 12;
+const PENDING_CHECK: i32 = 60;
+const COORDINATION: i32 = 12;
+
+/// Chebyshev distance between two squares.
+#[inline]
+fn distance(a: Square, b: Square) -> i32 {
+    let df = (a.file() as i32 - b.file() as i32).abs();
+    let dr = (a.rank() as i32 - b.rank() as i32).abs();
+    df.max(dr)
+}
+
+/// How central a square is: 0 in a corner, up to `2 * (size - 1)` in the middle.
+#[inline]
+fn centrality(sq: Square, size: i32) -> i32 {
+    let n = size - 1;
+    let df = (2 * sq.file() as i32 - n).abs();
+    let dr = (2 * sq.rank() as i32 - n).abs();
+    (2 * n - df - dr).max(0)
+}
+
+/// Per-army terms of one position, and which armies' pieces crowd each king.
+pub(crate) struct ArmyTerms {
+    /// Everything but the king-safety penalties that depend on who is whose enemy.
+    pub(crate) own: [i32; 4],
+    /// Danger to each army's king from each enemy army.
+    pub(crate) danger: [[i32; 4]; 4],
+}
+
+/// The terms of every army in play (grey pieces are worth nothing to anyone).
+pub(crate) fn army_terms(pos: &Position, promotion_rank: u8) -> ArmyTerms {
+    let mut terms = ArmyTerms {
+        own: [0; 4],
+        danger: [[0; 4]; 4],
+    };
+    let size = pos.kind.size() as i32;
+    let kings: [Option<Square>; 4] = Army::ALL.map(|a| {
+        (pos.status[a] == ArmyStatus::Playing)
+            .then(|| pos.king(a))
+            .flatten()
+    });
+    for army in Army::ALL {
+        if pos.status[army] != ArmyStatus::Playing {
+            continue;
+        }
+        let a = army.index();
+        let cls = &pos.classes[a];
+        let mut score = 0;
+        for sq in pos.occupied[a] {
+            let code = at(&pos.cells, sq);
+            let role = role_bits(code);
+            score += VALUE[role as usize];
+            match role {
+                r if r == Role::Pawn as u8 => {
+                    score += pawn_progress(pos, army, sq, promotion_rank);
+                }
+                r if r == Role::King as u8 => {
+                    score += king_shelter(pos, army, sq);
+                }
+                r => {
+                    score += mobility(pos, cls, sq, r) * MOBILITY[r as usize];
+                    if r != Role::Rook as u8 {
+                        score += centrality(sq, size) * 2;
+                    }
+                    // Crowding enemy kings.
+                    for (victim, king) in kings.iter().enumerate() {
+                        let Some(king) = *king else { continue };
+                        if victim == a || !pos.is_enemy(army, Army::ALL[victim]) {
+                            continue;
+                        }
+                        let d = distance(sq, king);
+                        if d <= 3 {
+                            terms.danger[victim][a] += TROPISM[r as usize] * (4 - d);
+                        }
+                    }
+                }
+            }
+        }
+        terms.own[a] = score;
+    }
+    terms
+}
+
+/// Pseudo-legal mobility of a knight or slider.
+#[inline]
+fn mobility(pos: &Position, cls: &[u16; 256], from: Square, role: u8) -> i32 {
+    use class::{CAPTURE, EMPTY};
+    let mut n = 0;
+    if role == Role::Knight as u8 {
+        for &j in &KNIGHT_JUMPS {
+            if cls[at(&pos.cells, step(from, j)) as usize] & (EMPTY | CAPTURE) != 0 {
+                n += 1;
+            }
+        }
+        return n;
+    }
+    let dirs = match role {
+        r if r == Role::Bishop as u8 => 4..8,
+        r if r == Role::Rook as u8 => 0..4,
+        _ => 0..8,
+    };
+    for &d in &DIRECTIONS[dirs] {
+        let mut to = step(from, d);
+        loop {
+            let f = cls[at(&pos.cells, to) as usize];
+            if f & EMPTY != 0 {
+                n += 1;
+                to = step(to, d);
+                continue;
+            }
+            if f & CAPTURE != 0 {
+                n += 1;
+            }
+            break;
+        }
+    }
+    n
+}
+
+/// A pawn's progress toward its promotion line: slow at first, then urgent.
+#[inline]
+pub(crate) fn pawn_progress(pos: &Position, army: Army, sq: Square, promotion_rank: u8) -> i32 {
+    let rank = pos.kind.own_rank(army, sq) as i32;
+    // Own ranks 1 (start) to promotion_rank - 2 (one step from the line, 0-based).
+    let span = (promotion_rank as i32 - 2).max(1);
+    let progress = (rank - 1).clamp(0, span);
+    let mut bonus = 120 * progress * progress / (span * span);
+    // Pawns that have left the start line are worth a little more in the centre.
+    if progress > 0 {
+        bonus += centrality(sq, pos.kind.size() as i32) / 2;
+    }
+    bonus
+}
+
+/// Own pawns in front of a king still near its back rank.
+#[inline]
+fn king_shelter(pos: &Position, army: Army, king: Square) -> i32 {
+    if pos.kind.own_rank(army, king) > 1 {
+        return 0;
+    }
+    let pawn = Role::Pawn as u8 | (army as u8) << 3;
+    let fwd = pawn_forward(army);
+    let mut n = 0;
+    for d in [fwd, pawn_captures(army)[0], pawn_captures(army)[1]] {
+        if at(&pos.cells, step(king, d)) & !crate::piece::PROMOTED == pawn {
+            n += 1;
+        }
+    }
+    n * SHIELD_PAWN
+}
+
+/// How the bot weighs the armies: its own side against the others.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Perspective {
+    pub(crate) root: Army,
+    pub(crate) format: Format,
+    pub(crate) promotion_rank: u8,
+}
+
+impl Perspective {
+    /// Whether `army` is on the bot's side (itself, or its partner in Teams, or its own colour
+    /// in Duo).
+    #[inline]
+    pub(crate) fn is_ally(&self, army: Army) -> bool {
+        army == self.root || (self.format == Format::Teams && army == self.root.opposite())
+    }
+
+    /// The position's value to the bot's side, in centipawns, free-for-all points included.
+    pub(crate) fn evaluate(&self, pos: &Position, points: &[i32; 4]) -> i32 {
+        let terms = army_terms(pos, self.promotion_rank);
+        let mut value = [0i32; 4];
+        for army in Army::ALL {
+            if pos.status[army] != ArmyStatus::Playing {
+                continue;
+            }
+            let a = army.index();
+            let mut v = terms.own[a];
+            let dangers = terms.danger[a];
+            let total: i32 = dangers.iter().sum();
+            let attackers = dangers.iter().filter(|&&d| d > 0).count() as i32;
+            // Two enemies around one king are worse than twice one.
+            v -= total * (1 + attackers) / 2;
+            if army != pos.turn && pos.is_check(army) {
+                v -= PENDING_CHECK;
+            }
+            if self.format == Format::Teams {
+                // Both partners near the same enemy king.
+                let partner = army.opposite().index();
+                for victim in 0..4 {
+                    let (mine, theirs) = (terms.danger[victim][a], terms.danger[victim][partner]);
+                    if mine > 0 && theirs > 0 {
+                        v += COORDINATION.min(mine.min(theirs));
+                    }
+                }
+            }
+            value[a] = v;
+        }
+        self.combine(pos, &value, points)
+    }
+
+    /// A quick estimate from each army's material and pawn progress (kept up to date by the
+    /// search). Quiescence uses it to skip the full evaluation where the estimate is far outside
+    /// the window (the full evaluation was half of all search time in the profile).
+    pub(crate) fn estimate(&self, pos: &Position, material: &[i32; 4], points: &[i32; 4]) -> i32 {
+        let value = Army::ALL.map(|a| {
+            if pos.status[a] == ArmyStatus::Playing {
+                material[a.index()]
+            } else {
+                0
+            }
+        });
+        self.combine(pos, &value, points)
+    }
+
+    /// The armies' values weighed from the bot's side.
+    fn combine(&self, pos: &Position, value: &[i32; 4], points: &[i32; 4]) -> i32 {
+        match self.format {
+            Format::Teams | Format::Duo => Army::ALL
+                .iter()
+                .map(|&a| {
+                    if self.is_ally(a) {
+                        value[a.index()]
+                    } else {
+                        -value[a.index()]
+                    }
+                })
+                .sum(),
+            Format::FreeForAll => self.free_for_all(pos, value, points),
+        }
+    }
+
+    /// Free-for-all: own points and pieces against the others' average, and against the leader
+    /// among them (who is the one to beat).
+    fn free_for_all(&self, pos: &Position, value: &[i32; 4], points: &[i32; 4]) -> i32 {
+        let root = self.root.index();
+        let others: Vec<usize> = (0..4)
+            .filter(|&a| a != root && pos.status[Army::ALL[a]] != ArmyStatus::Absent)
+            .collect();
+        if others.is_empty() {
+            return value[root] + points[root] * POINT;
+        }
+        let n = others.len() as i32;
+        let their_value: i32 = others.iter().map(|&a| value[a]).sum::<i32>() / n;
+        let best_points = others.iter().map(|&a| points[a]).max().unwrap_or(0);
+        let mean_points = others.iter().map(|&a| points[a]).sum::<i32>() / n;
+        let own = if pos.status[self.root] == ArmyStatus::Playing {
+            value[root]
+        } else {
+            // Out: its pieces will never score again.
+            -2_000
+        };
+        own - their_value + (2 * points[root] - best_points - mean_points) * POINT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Preset;
+
+    #[test]
+    fn the_start_position_is_level_for_every_army() {
+        for preset in [Preset::Teams, Preset::Ffa, Preset::Duo] {
+            let rules = preset.rules();
+            let pos = Position::new(&rules).unwrap();
+            for root in pos.board().armies().iter() {
+                let p = Perspective {
+                    root,
+                    format: rules.format,
+                    promotion_rank: rules.promotion_rank,
+                };
+                assert_eq!(p.evaluate(&pos, &[0; 4]), 0, "{preset} {root}");
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The strength levels: how much each may search and how it errs.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// How strongly the bot plays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// A beginner: a shallow look, and now and then a move a person might play without looking
+    /// closely.
+    Easy,
+    /// A decent club player.
+    #[default]
+    Medium,
+    /// As strong as the budget allows.
+    Hard,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 3] = [Level::Easy, Level::Medium, Level::Hard];
+
+    /// The level's name (`easy`, `medium`, `hard`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+            Level::Hard => "hard",
+        }
+    }
+
+    /// What the level may spend and how it errs.
+    pub const fn settings(self) -> LevelSettings {
+        match self {
+            Level::Easy => LevelSettings {
+                nodes: 3_000,
+                time: Duration::from_millis(300),
+                max_depth: 2,
+                noise: 90,
+                blunder_percent: 10,
+                options: SearchOptions::DEFAULT,
+            },
+            Level::Medium => LevelSettings {
+                nodes: 20_000,
+                time: Duration::from_millis(1_500),
+                max_depth: 64,
+                noise: 0,
+                blunder_percent: 0,
+                options: SearchOptions::DEFAULT,
+            },
+            Level::Hard => LevelSettings {
+                nodes: 300_000,
+                time: Duration::from_millis(4_000),
+                max_depth: 64,
+                noise: 0,
+                blunder_percent: 0,
+                options: SearchOptions::DEFAULT,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a level.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown level {0:?}: expected easy, medium or hard")]
+pub struct ParseLevelError(pub String);
+
+impl FromStr for Level {
+    type Err = ParseLevelError;
+
+    fn from_str(s: &str) -> Result<Level, ParseLevelError> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseLevelError(s.to_owned()))
+    }
+}
+
+/// What one level may spend on a move, and how it errs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelSettings {
+    /// Nodes per move. Node budgets keep the level's strength the same on any machine and under
+    /// any load; the time budget below only guards against slow machines.
+    pub nodes: u64,
+    /// The longest a move may take.
+    pub time: Duration,
+    /// The deepest iteration (plies).
+    pub max_depth: u8,
+    /// Seeded noise, in centipawns, added to each root move's score: a player who does not
+    /// calculate exactly. 0 plays the best move found.
+    pub noise: i32,
+    /// Percent of moves where the bot settles for the second or third choice, as a person who
+    /// overlooks something might.
+    pub blunder_percent: u8,
+    /// Which pruning techniques the search uses.
+    pub options: SearchOptions,
+}
+
+/// The pruning techniques a search may use, each switchable so that its worth can be measured
+/// (`fourkings arena` plays one setting against another).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SearchOptions {
+    /// Late move reductions: quiet moves late in the ordering are first searched a ply or two
+    /// shallower, and again at full depth only if they look good.
+    pub late_move_reductions: bool,
+    /// Null-move pruning (Teams and Duo only): if passing the turn still leaves the side to move
+    /// above the window, the position is not searched further.
+    pub null_move: bool,
+    /// Aspiration windows: each iteration first searches a narrow window around the previous
+    /// iteration's score, and again with the full window only if the score falls outside.
+    pub aspiration: bool,
+}
+
+impl SearchOptions {
+    /// What the levels use: what measured as a gain (see the engine's README).
+    pub const DEFAULT: SearchOptions = SearchOptions {
+        late_move_reductions: true,
+        null_move: false,
+        aspiration: false,
+    };
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions::DEFAULT
+    }
+}

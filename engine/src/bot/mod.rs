@@ -1,0 +1,343 @@
+//! The CPU player: a search with a budget, at three levels of strength.
+//!
+//! Pure and synchronous like the rest of the engine: a [`SearchRoot`] (the position, the rules and
+//! what the game around it knows: free-for-all points, the positions seen so far, the seat to
+//! move), [`SearchLimits`] (nodes, time, a cancel flag) and a seed go in; a [`SearchResult`] comes
+//! out. The same inputs with a node budget give the same move on any machine.
+//!
+//! ```
+//! use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchRoot};
+//! use fourkings_engine::{Game, Preset};
+//!
+//! let game = Game::new(Preset::Teams.rules()).unwrap();
+//! let root = SearchRoot::from_game(&game).unwrap();
+//! let result = Bot::new(Level::Easy).choose(&root, &SearchLimits::nodes(2_000), 7).unwrap();
+//! assert!(game.legal_moves().contains(&result.mv));
+//! ```
+//!
+//! # Layout
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | `level` | the levels and what each may spend |
+//! | `limits` | node, time and cancel limits, and the budget that enforces them |
+//! | `search` | iterative deepening, alpha-beta (paranoid in free-for-all), quiescence |
+//! | `rules_state` | what a move means beyond the board: king captures, breakthroughs, points |
+//! | `eval` | the static evaluation |
+//! | `ordering` | move ordering: table move, captures, killers, history |
+//! | `tt` | the transposition table |
+//! | `choice` | how a level picks its move from the search (noise and slips for `easy`) |
+
+mod choice;
+mod eval;
+mod level;
+mod limits;
+mod ordering;
+mod rules_state;
+mod search;
+mod tt;
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+pub use level::{Level, LevelSettings, ParseLevelError, SearchOptions};
+pub use limits::SearchLimits;
+
+use crate::army::{Army, ByArmy};
+use crate::board::ArmyStatus;
+use crate::game::{Game, Seat};
+use crate::moves::{Move, MoveList};
+use crate::position::Position;
+use crate::rules::{Format, RuleSet};
+use eval::Perspective;
+use limits::Budget;
+use rules_state::{GameState, MATE_BOUND};
+use search::Searcher;
+
+/// The position to search and what the game around it knows.
+#[derive(Clone, Debug)]
+pub struct SearchRoot {
+    position: Position,
+    rules: RuleSet,
+    points: ByArmy<i32>,
+    history: Vec<u64>,
+    seat: Seat,
+    moves: MoveList,
+}
+
+/// Why the bot cannot choose a move.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum BotError {
+    /// The game has ended.
+    #[error("the game is over")]
+    GameOver,
+    /// A walking king is to move: its move is the game's to draw ([`Game::walking_king_move`]).
+    #[error("a walking king moves by itself")]
+    WalkingKing,
+    /// There is no move to choose from.
+    #[error("there is no legal move to choose")]
+    NoMoves,
+}
+
+impl SearchRoot {
+    /// The game's current position with everything the game knows: points, the positions seen
+    /// (for repetitions), the seat to move, and the move just taken back (never chosen again).
+    /// Fails once the game is over or when nobody can move.
+    pub fn from_game(game: &Game) -> Result<SearchRoot, BotError> {
+        let seat = game.to_move().ok_or(BotError::GameOver)?;
+        // A walking king's moves are the game's to draw, but the position may still be assessed.
+        let moves = if game.walking_king_to_move() {
+            game.position().legal_moves()
+        } else {
+            game.legal_moves()
+        };
+        if moves.is_empty() {
+            return Err(BotError::NoMoves);
+        }
+        Ok(SearchRoot {
+            position: game.position().clone(),
+            rules: *game.rules(),
+            points: game.points(),
+            history: game.repetition_keys().to_vec(),
+            seat,
+            moves,
+        })
+    }
+
+    /// A bare position: no points, no history, every legal move allowed.
+    pub fn new(position: Position, rules: RuleSet) -> SearchRoot {
+        let turn = position.turn();
+        let seat = match rules.format {
+            Format::Duo if turn == Army::BLACK => Seat::ALL[1],
+            Format::Duo => Seat::ALL[0],
+            _ => Seat::of_army(turn),
+        };
+        let moves = position.legal_moves();
+        SearchRoot {
+            position,
+            rules,
+            points: ByArmy::default(),
+            history: Vec::new(),
+            seat,
+            moves,
+        }
+    }
+
+    /// The same root with these free-for-all points.
+    pub fn with_points(self, points: ByArmy<i32>) -> SearchRoot {
+        SearchRoot { points, ..self }
+    }
+
+    /// The same root with these repetition keys of earlier positions
+    /// ([`Game::repetition_keys`]).
+    pub fn with_history(self, history: Vec<u64>) -> SearchRoot {
+        SearchRoot { history, ..self }
+    }
+
+    /// The same root choosing only among `moves` (which must be legal here).
+    pub fn with_moves(self, moves: MoveList) -> SearchRoot {
+        SearchRoot { moves, ..self }
+    }
+
+    /// The position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The moves the bot may choose from.
+    pub fn moves(&self) -> &MoveList {
+        &self.moves
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The move chosen.
+    pub mv: Move,
+    /// Its value to the mover's side in centipawns (free-for-all points count 100 each); beyond
+    /// ±99,000 a forced win or loss.
+    pub score: i32,
+    /// The deepest iteration finished, in plies.
+    pub depth: u8,
+    /// Positions visited.
+    pub nodes: u64,
+    /// The line the search expects, starting with `mv`.
+    pub pv: Vec<Move>,
+    /// How long the search took.
+    pub elapsed: Duration,
+}
+
+impl SearchResult {
+    /// Whether the score is a forced win for the mover's side.
+    pub fn is_win(&self) -> bool {
+        self.score > MATE_BOUND
+    }
+}
+
+/// The CPU player at one level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bot {
+    settings: LevelSettings,
+}
+
+impl Bot {
+    /// A bot playing at `level`.
+    pub const fn new(level: Level) -> Bot {
+        Bot {
+            settings: level.settings(),
+        }
+    }
+
+    /// A bot with settings of its own.
+    pub const fn with_settings(settings: LevelSettings) -> Bot {
+        Bot { settings }
+    }
+
+    /// What it may spend and how it errs.
+    pub const fn settings(&self) -> &LevelSettings {
+        &self.settings
+    }
+
+    /// The level's limits, tightened by `limits`.
+    fn limits<'a>(&self, limits: &SearchLimits<'a>) -> SearchLimits<'a> {
+        SearchLimits {
+            depth: Some(
+                limits
+                    .depth
+                    .map_or(self.settings.max_depth, |d| d.min(self.settings.max_depth)),
+            ),
+            ..limits
+                .with_nodes(self.settings.nodes)
+                .with_time(self.settings.time)
+        }
+    }
+
+    /// Chooses a move for the seat to move (not for a walking king, whose moves the game draws).
+    /// Deterministic for a given root, seed and node budget
+    /// (a time budget or a cancel that strikes first may cut the search short).
+    pub fn choose(
+        &self,
+        root: &SearchRoot,
+        limits: &SearchLimits<'_>,
+        seed: u64,
+    ) -> Result<SearchResult, BotError> {
+        if root.moves.is_empty() {
+            return Err(BotError::NoMoves);
+        }
+        if root.position.status(root.position.turn()) == ArmyStatus::KingWalking {
+            return Err(BotError::WalkingKing);
+        }
+        let limits = self.limits(limits);
+        let mut searcher = searcher(root, root.position.turn(), &limits, self.settings.options);
+        let result = if self.settings.noise > 0 || self.settings.blunder_percent > 0 {
+            choice::choose_with_slips(&mut searcher, &self.settings, &limits, seed)
+        } else {
+            choice::choose_best(&mut searcher, &limits)
+        };
+        Ok(result)
+    }
+
+    /// What the position is worth to `army`'s side, searched within `limits` (with this
+    /// level's budget as the upper bound): positive is good for it.
+    pub fn assess(&self, root: &SearchRoot, army: Army, limits: &SearchLimits<'_>) -> i32 {
+        let limits = self.limits(limits);
+        let mut searcher = searcher(root, army, &limits, self.settings.options);
+        choice::assess(&mut searcher, &limits)
+    }
+
+    /// Whether `army`'s side should agree to a draw now: when its assessment of the position
+    /// is no better than what a draw would give it (in free-for-all, the standings as they
+    /// are, with no bonus).
+    pub fn accepts_draw(&self, root: &SearchRoot, army: Army, limits: &SearchLimits<'_>) -> bool {
+        /// A draw is welcome unless the side is better by more than this.
+        const MARGIN: i32 = 30;
+        let draw = match root.rules.format {
+            Format::FreeForAll => rules_state::standings(&root.points.0, army),
+            _ => 0,
+        };
+        self.assess(root, army, limits) <= draw + MARGIN
+    }
+}
+
+/// The most transposition-table slots a search uses.
+const MAX_TABLE: usize = 1 << 19;
+
+/// A searcher from `root` in which `army`'s side maximises.
+fn searcher<'a>(
+    root: &SearchRoot,
+    army: Army,
+    limits: &SearchLimits<'a>,
+    options: SearchOptions,
+) -> Searcher<'a> {
+    let view = Perspective {
+        root: army,
+        format: root.rules.format,
+        promotion_rank: root.rules.promotion_rank,
+    };
+    let state = GameState {
+        rules: root.rules,
+        points: root.points.0,
+        material: GameState::count_material(&root.position, root.rules.promotion_rank),
+    };
+    // Interior nodes are about a third of all; a slot per node holds most of them. The cap
+    // (8 MiB) keeps a long search's table quick to free: a 64 MiB one took tens of
+    // milliseconds to give back after a cancel.
+    let entries = limits
+        .nodes
+        .map_or(MAX_TABLE, |n| (n as usize).min(MAX_TABLE));
+    Searcher::new(
+        root.position.clone(),
+        state,
+        view,
+        &root.history,
+        root.seat,
+        root.moves.clone(),
+        Budget::new(limits),
+        entries,
+        options,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_fen4;
+    use crate::rules::Preset;
+
+    /// Searches `root` to `depth` and checks that the position, its hash and the points are
+    /// exactly as before: every make was unmade, eliminations and points included.
+    fn search_leaves_everything_as_it_was(root: &SearchRoot, depth: u8) {
+        let limits = SearchLimits::depth(depth);
+        let mut s = searcher(root, root.position.turn(), &limits, SearchOptions::DEFAULT);
+        let before = (s.pos.clone(), s.state.points);
+        let result = choice::choose_best(&mut s, &limits);
+        assert!(root.moves.contains(&result.mv));
+        assert_eq!(s.pos, before.0);
+        assert_eq!(s.pos.hash(), s.pos.compute_hash());
+        assert_eq!(s.state.points, before.1);
+        assert_eq!(
+            s.state.material,
+            GameState::count_material(&s.pos, root.rules.promotion_rank)
+        );
+        assert!(s.budget.nodes > 0);
+    }
+
+    #[test]
+    fn searching_leaves_the_position_unchanged_in_every_format() {
+        for preset in [Preset::Teams, Preset::Ffa, Preset::Duo] {
+            let rules = preset.rules();
+            let root = SearchRoot::new(Position::new(&rules).unwrap(), rules);
+            search_leaves_everything_as_it_was(&root, 4);
+        }
+        // Free-for-all with kings to capture and armies to mate: eliminations are unmade too.
+        let fen4 = "R-0,0,0,0-0,0,0,0-0,0,0,0-0,0,0,0-0-\
+            3,yK,10/14/14/7,bQ,6/bK,13/14/14/7,gK,6/14/14/14/14/7,rQ,6/3,rK,10";
+        let setup = parse_fen4(fen4).unwrap();
+        let rules = Preset::Ffa.rules();
+        let root = SearchRoot::new(Position::from_setup(&setup, &rules).unwrap(), rules)
+            .with_points(ByArmy([3, 4, 5, 6]));
+        search_leaves_everything_as_it_was(&root, 5);
+    }
+}

@@ -1,0 +1,79 @@
+//! The CPU player (issue 7): a cancelled search stops at once, and a move never takes longer than
+//! its time budget and a tenth. Timing tests live alone in this binary: the tests of one binary
+//! run in parallel, and a search descheduled by a neighbour would look slow.
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchRoot};
+use fourkings_engine::{Game, Preset};
+use support::*;
+
+#[test]
+fn a_cancelled_search_stops_at_once() {
+    let game = Game::new(Preset::Teams.rules()).unwrap();
+    let root = SearchRoot::from_game(&game).unwrap();
+    // A flag set before the search starts: it still answers with a legal move, at once.
+    let cancel = AtomicBool::new(true);
+    let started = Instant::now();
+    let r = Bot::new(Level::Hard)
+        .choose(&root, &SearchLimits::default().with_cancel(&cancel), 0)
+        .unwrap();
+    assert!(game.legal_moves().contains(&r.mv));
+    assert!(
+        started.elapsed() < Duration::from_millis(50),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // A flag set from another thread while the search runs without any other limit.
+    let cancel = AtomicBool::new(false);
+    let unlimited = Bot::with_settings(fourkings_engine::bot::LevelSettings {
+        nodes: u64::MAX,
+        time: Duration::from_secs(600),
+        ..Level::Hard.settings()
+    });
+    std::thread::scope(|scope| {
+        let search = scope.spawn(|| {
+            let r = unlimited.choose(&root, &SearchLimits::default().with_cancel(&cancel), 0);
+            (r, Instant::now())
+        });
+        // Let it get deep into the search first (not waiting for anything: any moment will do).
+        std::thread::sleep(Duration::from_millis(100));
+        let cancelled_at = Instant::now();
+        cancel.store(true, Ordering::Relaxed);
+        let (r, stopped_at) = search.join().unwrap();
+        let r = r.unwrap();
+        assert!(game.legal_moves().contains(&r.mv));
+        let latency = stopped_at.saturating_duration_since(cancelled_at);
+        assert!(
+            latency < Duration::from_millis(20),
+            "stopped {latency:?} after the cancel"
+        );
+    });
+}
+
+#[test]
+fn a_move_never_takes_longer_than_its_time_budget_and_a_tenth() {
+    let mut game = Game::new(Preset::Teams.rules()).unwrap();
+    play_line(&mut game, "h2-h4 b7-c7 g13-g11 m8-l8 i1-g3");
+    let root = SearchRoot::from_game(&game).unwrap();
+    let unlimited = Bot::with_settings(fourkings_engine::bot::LevelSettings {
+        nodes: u64::MAX,
+        ..Level::Hard.settings()
+    });
+    for budget in [Duration::from_millis(100), Duration::from_millis(300)] {
+        let started = Instant::now();
+        let r = unlimited
+            .choose(&root, &SearchLimits::default().with_time(budget), 0)
+            .unwrap();
+        let took = started.elapsed();
+        assert!(
+            took <= budget + budget / 10,
+            "{took:?} for a budget of {budget:?}"
+        );
+        assert!(r.depth >= 1, "{budget:?}: no iteration finished");
+    }
+}

@@ -1,0 +1,545 @@
+//! Bot-against-bot matches: games played in parallel threads under node budgets, so that results
+//! depend on the strategies and not on the machine's load, and a score table with 95% confidence
+//! intervals. `fourkings arena` is the command-line face of this module.
+
+use std::fmt::{self, Write as _};
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchOptions, SearchRoot};
+use fourkings_engine::{Army, Game, Outcome, Preset, RuleSet, Seat, Team};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use thiserror::Error;
+
+/// Who plays a seat: the random mover, or the bot at a level with an optional node budget of its
+/// own and its pruning options switched (written `hard`, `hard:100000`, `hard/+null`,
+/// `medium:50000/-lmr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contender {
+    /// A uniformly random legal move.
+    Random,
+    /// The engine's bot.
+    Bot {
+        /// Its level.
+        level: Level,
+        /// Nodes per move, if not the level's own.
+        nodes: Option<u64>,
+        /// The search's pruning options.
+        options: SearchOptions,
+    },
+}
+
+/// A contender that is not `random`, a level, or a level with a node budget (`hard:100000`).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "unknown contender {0:?}: expected random, or easy, medium or hard optionally followed by \
+     :NODES and options such as /+null, /-lmr or /+aspiration"
+)]
+pub struct ParseContenderError(pub String);
+
+impl FromStr for Contender {
+    type Err = ParseContenderError;
+
+    fn from_str(s: &str) -> Result<Contender, ParseContenderError> {
+        let err = || ParseContenderError(s.to_owned());
+        if s.eq_ignore_ascii_case("random") {
+            return Ok(Contender::Random);
+        }
+        let mut parts = s.split('/');
+        let head = parts.next().unwrap_or_default();
+        let (level, nodes) = match head.split_once(':') {
+            Some((level, nodes)) => (level, Some(nodes.parse().map_err(|_| err())?)),
+            None => (head, None),
+        };
+        let mut options = SearchOptions::DEFAULT;
+        for part in parts {
+            let (on, name) = match part.split_at_checked(1) {
+                Some(("+", name)) => (true, name),
+                Some(("-", name)) => (false, name),
+                _ => return Err(err()),
+            };
+            match name {
+                "null" => options.null_move = on,
+                "lmr" => options.late_move_reductions = on,
+                "aspiration" => options.aspiration = on,
+                _ => return Err(err()),
+            }
+        }
+        Ok(Contender::Bot {
+            level: level.parse().map_err(|_| err())?,
+            nodes,
+            options,
+        })
+    }
+}
+
+impl fmt::Display for Contender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Contender::Bot {
+            level,
+            nodes,
+            options,
+        } = self
+        else {
+            return f.write_str("random");
+        };
+        write!(f, "{level}")?;
+        if let Some(n) = nodes {
+            write!(f, ":{n}")?;
+        }
+        let sign = |on: bool| if on { '+' } else { '-' };
+        if options.null_move != SearchOptions::DEFAULT.null_move {
+            write!(f, "/{}null", sign(options.null_move))?;
+        }
+        if options.late_move_reductions != SearchOptions::DEFAULT.late_move_reductions {
+            write!(f, "/{}lmr", sign(options.late_move_reductions))?;
+        }
+        if options.aspiration != SearchOptions::DEFAULT.aspiration {
+            write!(f, "/{}aspiration", sign(options.aspiration))?;
+        }
+        Ok(())
+    }
+}
+
+impl Contender {
+    /// The bot this contender plays with: its level's settings, its own node budget if it has
+    /// one, and no time budget (node budgets alone keep results independent of load).
+    fn bot(self) -> Option<Bot> {
+        match self {
+            Contender::Random => None,
+            Contender::Bot {
+                level,
+                nodes,
+                options,
+            } => {
+                let mut settings = level.settings();
+                settings.nodes = nodes.unwrap_or(settings.nodes);
+                settings.options = options;
+                settings.time = Duration::from_secs(3_600);
+                Some(Bot::with_settings(settings))
+            }
+        }
+    }
+}
+
+/// A match: the rules, who plays, and how many games.
+#[derive(Clone, Debug)]
+pub struct Match {
+    /// The rules of every game.
+    pub preset: Preset,
+    /// The contenders in the order of the table's rows. With teams (Teams, Duo) there are two,
+    /// one per team; in free-for-all there are four, one per seat.
+    pub contenders: Vec<Contender>,
+    /// Games to play.
+    pub games: usize,
+    /// Plies after which a game ends (drawn in Teams and Duo, decided on points in free-for-all).
+    pub max_plies: u32,
+    /// Plies at the start of each game played at random, so that games differ; both games of a
+    /// pair share them, with the contenders' seats swapped.
+    pub random_plies: u32,
+    /// Threads that play games at once.
+    pub threads: usize,
+    /// Seeds the openings and the bots.
+    pub seed: u64,
+}
+
+/// Why a match cannot be played.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MatchError {
+    /// The number of contenders does not fit the format.
+    #[error("{preset} needs {needed} contenders, not {given}")]
+    Contenders {
+        /// The preset.
+        preset: Preset,
+        /// How many it needs.
+        needed: usize,
+        /// How many were given.
+        given: usize,
+    },
+    /// The preset's rules with the move limit are invalid.
+    #[error("invalid rules: {0}")]
+    Rules(String),
+}
+
+/// One contender's results over a match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The contender.
+    pub contender: Contender,
+    /// Games won (in free-for-all a shared first place counts as a share of a win).
+    pub wins: f64,
+    /// Games drawn (teams only).
+    pub draws: usize,
+    /// Games lost.
+    pub losses: f64,
+    /// The mean score per game: 1 a win, ½ a draw, 0 a loss (free-for-all: the share of first
+    /// place).
+    pub score: f64,
+    /// The 95% confidence interval of the score: Wilson's interval with draws as half a win
+    /// (draws only narrow the true spread, so this errs on the wide side), which unlike the
+    /// normal approximation stays sensible at 0% and 100%.
+    pub interval: (f64, f64),
+    /// Free-for-all: mean points per game.
+    pub mean_points: Option<f64>,
+}
+
+/// What a match found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The match that was played.
+    pub setup: Match,
+    /// One row per contender.
+    pub rows: Vec<Row>,
+    /// Games that ended by the move limit.
+    pub move_limit_games: usize,
+    /// Mean plies per game.
+    pub mean_plies: f64,
+    /// How long the match took.
+    pub elapsed: Duration,
+    /// Bot nodes searched in all.
+    pub nodes: u64,
+}
+
+impl Report {
+    /// Games finished per second.
+    pub fn games_per_second(&self) -> f64 {
+        self.setup.games as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// The table as text.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let m = &self.setup;
+        let _ = writeln!(
+            out,
+            "{} games of {}, at most {} plies, {} random opening plies, seed {}",
+            m.games, m.preset, m.max_plies, m.random_plies, m.seed
+        );
+        let ffa = self.rows.iter().any(|r| r.mean_points.is_some());
+        let width = self
+            .rows
+            .iter()
+            .map(|r| r.contender.to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(10);
+        let _ = writeln!(
+            out,
+            "{:<width$} {:>7} {:>7} {:>7} {:>8}  {:<17}{}",
+            "contender",
+            "wins",
+            "draws",
+            "losses",
+            "score",
+            "95% interval",
+            if ffa { "  mean points" } else { "" }
+        );
+        for r in &self.rows {
+            let _ = write!(
+                out,
+                "{:<width$} {:>7} {:>7} {:>7} {:>7.1}%  {:>5.1}% – {:>5.1}%",
+                r.contender.to_string(),
+                trim(r.wins),
+                r.draws,
+                trim(r.losses),
+                r.score * 100.0,
+                r.interval.0 * 100.0,
+                r.interval.1 * 100.0
+            );
+            if let Some(p) = r.mean_points {
+                let _ = write!(out, "  {p:>11.1}");
+            }
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "{} games ended at the move limit; {:.0} plies per game on average",
+            self.move_limit_games, self.mean_plies
+        );
+        let _ = writeln!(
+            out,
+            "{:.1} s, {:.2} games per second, {:.2} M bot nodes per second over {} threads",
+            self.elapsed.as_secs_f64(),
+            self.games_per_second(),
+            self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9) / 1e6,
+            m.threads
+        );
+        out
+    }
+}
+
+/// A count that may be fractional, without a needless `.0`.
+fn trim(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// One game's result: each contender's score (0, ½, 1 or a share) and points.
+struct GameResult {
+    scores: Vec<f64>,
+    points: Vec<i32>,
+    plies: u32,
+    move_limit: bool,
+    nodes: u64,
+}
+
+/// Plays the match.
+pub fn play(setup: &Match) -> Result<Report, MatchError> {
+    let rules = RuleSet {
+        move_limit: Some(setup.max_plies.max(1)),
+        ..setup.preset.rules()
+    };
+    rules
+        .validate()
+        .map_err(|e| MatchError::Rules(e.to_string()))?;
+    let needed = if rules.has_teams() { 2 } else { 4 };
+    if setup.contenders.len() != needed {
+        return Err(MatchError::Contenders {
+            preset: setup.preset,
+            needed,
+            given: setup.contenders.len(),
+        });
+    }
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::with_capacity(setup.games));
+    std::thread::scope(|scope| {
+        for _ in 0..setup.threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= setup.games {
+                        break;
+                    }
+                    let result = play_game(setup, rules, i);
+                    results
+                        .lock()
+                        .expect("no thread panics holding the lock")
+                        .push(result);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().expect("the threads are done");
+    Ok(summarise(setup, &results, started.elapsed()))
+}
+
+/// Which contender plays `seat` in game `i`: teams swap sides every other game (so each plays
+/// both pairs of seats); free-for-all rotates the contenders one seat per game.
+fn contender_of(setup_len: usize, i: usize, seat: Seat, teams: bool) -> usize {
+    if teams {
+        let side = usize::from(seat.team() == Team::BlueGreen);
+        side ^ (i % 2)
+    } else {
+        (seat.index() + i) % setup_len
+    }
+}
+
+fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
+    let teams = rules.has_teams();
+    // Both games of a pair (or all four rotations in free-for-all) share the opening.
+    let group = if teams { i / 2 } else { i / 4 };
+    let opening_seed = setup.seed ^ (group as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut game = Game::with_seed(rules, opening_seed).expect("validated rules");
+    let bots: Vec<Option<Bot>> = setup.contenders.iter().map(|c| c.bot()).collect();
+    let mut opening = ChaCha8Rng::seed_from_u64(opening_seed);
+    let mut nodes = 0;
+    while !game.is_over() {
+        if game.walking_king_to_move() {
+            let _ = game.walk_king();
+            continue;
+        }
+        let seat = game.to_move().expect("the game goes on");
+        let who = contender_of(setup.contenders.len(), i, seat, teams);
+        let moves = game.legal_moves();
+        let ply = game.ply_count();
+        let mv = match (&bots[who], ply < setup.random_plies) {
+            (Some(bot), false) => {
+                let root = SearchRoot::from_game(&game).expect("a seat to move with moves");
+                let seed = setup.seed ^ u64::from(ply) ^ (i as u64) << 32;
+                let result = bot
+                    .choose(&root, &SearchLimits::default(), seed)
+                    .expect("a seat to move with moves");
+                nodes += result.nodes;
+                result.mv
+            }
+            (_, true) => moves[opening.random_range(0..moves.len())],
+            (None, false) => {
+                let mut rng = ChaCha8Rng::seed_from_u64(setup.seed ^ u64::from(ply) ^ i as u64);
+                moves[rng.random_range(0..moves.len())]
+            }
+        };
+        game.play(seat, mv).expect("a legal move");
+    }
+    let outcome = game.outcome().expect("the game is over").clone();
+    let n = setup.contenders.len();
+    let mut scores = vec![0.0; n];
+    let mut points = vec![0; n];
+    let move_limit = matches!(
+        outcome,
+        Outcome::Draw {
+            reason: fourkings_engine::DrawReason::MoveLimit
+        } | Outcome::Standings {
+            reason: fourkings_engine::FfaEnding::MoveLimit,
+            ..
+        }
+    );
+    match outcome {
+        Outcome::Win { team, .. } => {
+            let winner = contender_of(n, i, team.seats()[0], teams);
+            scores[winner] = 1.0;
+        }
+        Outcome::Draw { .. } => scores.iter_mut().for_each(|s| *s = 0.5),
+        Outcome::Standings {
+            points: p, winners, ..
+        } => {
+            let share = 1.0 / winners.len().max(1) as f64;
+            for army in Army::ALL {
+                let who = contender_of(n, i, Seat::of_army(army), teams);
+                points[who] = p[army];
+                if winners.contains(army) {
+                    scores[who] = share;
+                }
+            }
+        }
+    }
+    GameResult {
+        scores,
+        points,
+        plies: game.ply_count(),
+        move_limit,
+        nodes,
+    }
+}
+
+fn summarise(setup: &Match, results: &[GameResult], elapsed: Duration) -> Report {
+    let games = results.len().max(1) as f64;
+    let ffa = setup.contenders.len() == 4;
+    let rows = setup
+        .contenders
+        .iter()
+        .enumerate()
+        .map(|(c, &contender)| {
+            let scores: Vec<f64> = results.iter().map(|r| r.scores[c]).collect();
+            let mean = scores.iter().sum::<f64>() / games;
+            let wins = if ffa {
+                scores.iter().sum()
+            } else {
+                scores.iter().filter(|&&s| s == 1.0).count() as f64
+            };
+            let draws = if ffa {
+                0
+            } else {
+                scores.iter().filter(|&&s| s == 0.5).count()
+            };
+            Row {
+                contender,
+                wins,
+                draws,
+                losses: games - wins - draws as f64,
+                score: mean,
+                interval: wilson(mean, games),
+                mean_points: ffa
+                    .then(|| results.iter().map(|r| f64::from(r.points[c])).sum::<f64>() / games),
+            }
+        })
+        .collect();
+    Report {
+        setup: setup.clone(),
+        rows,
+        move_limit_games: results.iter().filter(|r| r.move_limit).count(),
+        mean_plies: results.iter().map(|r| f64::from(r.plies)).sum::<f64>() / games,
+        elapsed,
+        nodes: results.iter().map(|r| r.nodes).sum(),
+    }
+}
+
+/// Wilson's 95% score interval for a proportion `p` over `n` trials.
+fn wilson(p: f64, n: f64) -> (f64, f64) {
+    const Z: f64 = 1.96;
+    let z2 = Z * Z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_intervals() {
+        let (lo, hi) = wilson(1.0, 10.0);
+        assert!((lo - 0.722).abs() < 0.001 && hi == 1.0, "{lo} {hi}");
+        let (lo, hi) = wilson(0.5, 100.0);
+        assert!(
+            (lo - 0.404).abs() < 0.001 && (hi - 0.596).abs() < 0.001,
+            "{lo} {hi}"
+        );
+    }
+
+    #[test]
+    fn contenders_parse_and_print() {
+        for text in [
+            "random",
+            "easy",
+            "hard:50000",
+            "medium/+null",
+            "hard:9/+null/-lmr",
+        ] {
+            assert_eq!(text.parse::<Contender>().unwrap().to_string(), text);
+        }
+        assert!("expert".parse::<Contender>().is_err());
+        assert!("hard:lots".parse::<Contender>().is_err());
+        assert!("hard/null".parse::<Contender>().is_err());
+    }
+
+    #[test]
+    fn teams_swap_sides_and_free_for_all_rotates() {
+        let seats = |i| Seat::ALL.map(|s| contender_of(2, i, s, true)).to_vec();
+        assert_eq!(seats(0), vec![0, 1, 0, 1]);
+        assert_eq!(seats(1), vec![1, 0, 1, 0]);
+        let ffa: Vec<usize> = (0..4)
+            .map(|i| contender_of(4, i, Seat::ALL[0], false))
+            .collect();
+        assert_eq!(ffa, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_short_match_reports_every_contender_and_easy_beats_random() {
+        let setup = Match {
+            preset: Preset::Teams,
+            contenders: vec![
+                Contender::Bot {
+                    level: Level::Easy,
+                    nodes: Some(600),
+                    options: SearchOptions::DEFAULT,
+                },
+                Contender::Random,
+            ],
+            games: 4,
+            max_plies: 200,
+            random_plies: 4,
+            threads: 2,
+            seed: 3,
+        };
+        let report = play(&setup).unwrap();
+        assert_eq!(report.rows.len(), 2);
+        let total: f64 = report.rows.iter().map(|r| r.wins + r.losses).sum::<f64>()
+            + report.rows.iter().map(|r| r.draws as f64).sum::<f64>();
+        assert_eq!(total, 8.0, "each game counts once per contender");
+        assert!(
+            report.rows[0].score > report.rows[1].score,
+            "{}",
+            report.table()
+        );
+        let table = report.table();
+        assert!(table.contains("95% interval") && table.contains("games per second"));
+    }
+}

@@ -1,0 +1,72 @@
+//! `fourkings arena`: bot-against-bot games in parallel, and a score table.
+
+use anyhow::bail;
+use clap::Args;
+use fourkings_engine::Preset;
+use fourkings_server::arena::{self, Contender, Match};
+
+/// Arguments of `fourkings arena`.
+#[derive(Debug, Args)]
+pub(crate) struct ArenaArgs {
+    /// The rule system (teams, teams-house, teams-classic, ffa, ffa-walking-kings, duo).
+    #[arg(long, default_value = "teams")]
+    rules: Preset,
+    /// Games to play.
+    #[arg(long, default_value_t = 20)]
+    games: usize,
+    /// Who plays the first team (Teams, Duo): random, easy, medium or hard, optionally with a node
+    /// budget per move and pruning options (`hard:100000`, `hard/+null`, `hard/-lmr`). Sides swap
+    /// seats every other game.
+    #[arg(long, default_value = "medium")]
+    team_a: Contender,
+    /// Who plays the second team.
+    #[arg(long, default_value = "easy")]
+    team_b: Contender,
+    /// Free-for-all: who plays seat 0 (contenders rotate one seat per game).
+    #[arg(long, default_value = "hard")]
+    seat0: Contender,
+    /// Free-for-all: who plays seat 1.
+    #[arg(long, default_value = "medium")]
+    seat1: Contender,
+    /// Free-for-all: who plays seat 2.
+    #[arg(long, default_value = "easy")]
+    seat2: Contender,
+    /// Free-for-all: who plays seat 3.
+    #[arg(long, default_value = "random")]
+    seat3: Contender,
+    /// Plies after which a game ends (a draw in Teams and Duo, points in free-for-all).
+    #[arg(long, default_value_t = 400)]
+    max_plies: u32,
+    /// Plies played at random at the start of each game, so that games differ.
+    #[arg(long, default_value_t = 4)]
+    random_plies: u32,
+    /// Threads playing games at once.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Seeds the openings and the bots: the same seed replays the same match.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let contenders = if args.rules.rules().has_teams() {
+        vec![args.team_a, args.team_b]
+    } else {
+        vec![args.seat0, args.seat1, args.seat2, args.seat3]
+    };
+    let setup = Match {
+        preset: args.rules,
+        contenders,
+        games: args.games,
+        max_plies: args.max_plies,
+        random_plies: args.random_plies,
+        threads: args.threads,
+        seed: args.seed,
+    };
+    let report = arena::play(&setup)?;
+    print!("{}", report.table());
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! Issue 7, item 5: a hundred rooms, each with three CPU seats thinking (the engine's bot) and one
+//! person, whose moves are still acknowledged quickly: the CPU thinks on its own bounded pool of
+//! threads, never on the tasks that answer people.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
+use fourkings_server::cpu::EngineBot;
+use fourkings_tests::TestServer;
+use tokio::sync::Barrier;
+
+const ROOMS: usize = 100;
+/// Moves each person plays after the first; each follows three CPU moves.
+const MOVES: usize = 3;
+
+/// One room: seat 0 is a person, the host starts, the CPU fills the other seats. Returns how long
+/// each of the person's moves after the first took to be acknowledged: the first one sets the
+/// CPUs thinking, and every later one is made while CPUs of this room and the others think.
+async fn play_room(server: Arc<TestServer>, ready: Arc<Barrier>) -> Vec<Duration> {
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut person, _) = server.connect(&room.id).await;
+    let token = person.take_seat(0, "person").await;
+    // Every room is set up before any game starts: the setup is not what is measured.
+    ready.wait().await;
+    let host_token = room.host_token.clone();
+    person
+        .ok(|req| ClientMessage::Start { req, host_token })
+        .await;
+    let mut latencies = Vec::new();
+    let mut first = true;
+    while latencies.len() < MOVES {
+        // Wait for the person's turn (the CPUs play in between), or the end of the game.
+        let moves = match person.next().await {
+            ServerMessage::LegalMoves { moves, .. } if moves.seat == 0 => moves,
+            ServerMessage::Event {
+                event: Event::Moved(m),
+                ..
+            } if m.result.is_some() => break,
+            _ => continue,
+        };
+        let (mv, ply, token) = (moves.moves[0].clone(), moves.ply, token.clone());
+        let sent = Instant::now();
+        let answer = person
+            .request(|req| ClientMessage::Move {
+                req,
+                seat: 0,
+                token,
+                ply,
+                mv,
+            })
+            .await;
+        if !first {
+            latencies.push(sent.elapsed());
+        }
+        first = false;
+        assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    }
+    latencies
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_rooms_of_thinking_cpus_still_acknowledge_people_quickly() {
+    let server = Arc::new(TestServer::with_strategy(|_| {}, Arc::new(EngineBot)).await);
+    let started = Instant::now();
+    let ready = Arc::new(Barrier::new(ROOMS));
+    let rooms: Vec<_> = (0..ROOMS)
+        .map(|_| tokio::spawn(play_room(server.clone(), ready.clone())))
+        .collect();
+    let mut latencies = Vec::new();
+    for room in rooms {
+        latencies.extend(room.await.expect("the room's person played"));
+    }
+    let elapsed = started.elapsed();
+    latencies.sort();
+    assert!(
+        latencies.len() >= ROOMS * (MOVES - 1),
+        "{} moves played",
+        latencies.len()
+    );
+    let p99 = latencies[(latencies.len() * 99).div_ceil(100) - 1];
+    let p50 = latencies[latencies.len() / 2];
+    println!(
+        "{} moves acknowledged in {elapsed:?} alongside {} CPU moves: p50 {p50:?}, p99 {p99:?}, max {:?}",
+        latencies.len(),
+        latencies.len() * 3,
+        latencies.last().unwrap()
+    );
+    assert!(p99 < Duration::from_millis(50), "p99 {p99:?}");
+}
