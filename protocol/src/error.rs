@@ -39,7 +39,7 @@ error_codes! {
     RateLimited = "rate_limited",
     /// No room has this id.
     RoomNotFound = "room_not_found",
-    /// No archived game has this id.
+    /// No such game: no archived game has this id, or the room has not started one yet.
     GameNotFound = "game_not_found",
     /// The server holds as many rooms as it is configured to.
     TooManyRooms = "too_many_rooms",

@@ -39,6 +39,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/rooms/{id}", get(room_info))
         .route("/ws/{id}", get(websocket))
         .route("/api/games/{file}", get(archived_game))
+        .route("/api/rooms/{id}/game", get(current_game))
         .route("/healthz", get(|| async { "ok" }))
         .route("/", get(crate::web::index))
         .route("/r/{id}", get(crate::web::index))
@@ -183,7 +184,32 @@ async fn archived_game(State(state): State<AppState>, Path(file): Path<String>) 
     if extension != expected {
         return missing();
     }
-    let disposition = format!("attachment; filename=\"fourkings-{id}.{expected}\"");
+    game_download(id, expected, game.text)
+}
+
+/// The room's current game, finished or not, as the server records it.
+async fn current_game(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
+        return not_found();
+    };
+    let (reply, answer) = oneshot::channel();
+    if !room.send(Command::GameFile { reply }).await {
+        return not_found();
+    }
+    match answer.await {
+        Ok(Some(file)) => game_download(&file.id, file.extension, file.text),
+        Ok(None) => error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::GameNotFound,
+            "no game has started in this room",
+        ),
+        Err(_) => not_found(),
+    }
+}
+
+/// A game record as a file download named after the game.
+fn game_download(id: &str, extension: &str, text: String) -> Response {
+    let disposition = format!("attachment; filename=\"fourkings-{id}.{extension}\"");
     (
         [
             (
@@ -192,7 +218,7 @@ async fn archived_game(State(state): State<AppState>, Path(file): Path<String>) 
             ),
             (header::CONTENT_DISPOSITION, disposition),
         ],
-        game.text,
+        text,
     )
         .into_response()
 }

@@ -236,6 +236,42 @@ async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone(
 }
 
 #[tokio::test]
+async fn the_game_in_play_downloads_as_the_server_records_it() {
+    let server = TestServer::start().await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), false).await;
+    let path = format!("/api/rooms/{}/game", table.room.id);
+    let before = server.get(&path).await;
+    assert_eq!(before.status(), 404, "no game before the start");
+    assert!(before.text().await.unwrap().contains("game_not_found"));
+    let host_token = table.room.host_token.clone();
+    table.players[0]
+        .ok(|req| ClientMessage::Start { req, host_token })
+        .await;
+    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7")].into_iter().enumerate() {
+        assert!(matches!(
+            table.play(seat, ply as u32, mv).await,
+            ServerMessage::Ack { .. }
+        ));
+    }
+    let response = server.get(&path).await;
+    assert_eq!(response.status(), 200);
+    let disposition = response.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        disposition.contains(&format!("fourkings-{}-1.pgn4", table.room.id)),
+        "{disposition}"
+    );
+    let text = response.text().await.unwrap();
+    let pgn = read_pgn4(&text).expect("the live record is valid PGN4");
+    assert_eq!(pgn.game.plies().count(), 2, "{text}");
+    assert!(!pgn.game.is_over(), "the game goes on:\n{text}");
+    assert!(text.contains("[Blue \"player 1\"]"), "{text}");
+    assert_eq!(server.get("/api/rooms/nosuchroom/game").await.status(), 404);
+}
+
+#[tokio::test]
 async fn duo_games_are_archived_as_pgn() {
     let server = TestServer::start().await;
     let duo = SettingsPatch {

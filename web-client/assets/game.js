@@ -8,7 +8,6 @@ import { seatArmy, pieceArmy, OUT_COLOR } from "./armies.js";
 import { pieceGroup } from "./pieces.js";
 import { armyBadge, presenceBadge } from "./ui.js";
 import { turnRemaining, banksNow, formatMs } from "./clock.js";
-import { exportGame, download } from "./pgn.js";
 import { soundEnabled, setSoundEnabled } from "./sound.js";
 
 const CORNER_OF_SIDE = { bottom: "br", left: "bl", top: "tl", right: "tr" };
@@ -514,9 +513,16 @@ export class GameView {
     if (atBottom || game.moves.length < 3) scroller.scrollTop = scroller.scrollHeight;
   }
 
+  /** Downloads the game as the server records it (PGN4, or PGN for Duo), so every player gets
+   * the same file and the client needs no notation rules of its own. */
   download() {
     if (!this.state || !this.state.game) return;
-    download(exportGame(this.state));
+    const a = document.createElement("a");
+    a.href = `/api/rooms/${encodeURIComponent(this.state.roomId)}/game`;
+    a.download = "";
+    document.body.append(a);
+    a.click();
+    a.remove();
   }
 }
 

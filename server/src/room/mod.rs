@@ -28,6 +28,17 @@ use crate::storage::RoomLog;
 use crate::storage::writer::StorageHandle;
 pub(crate) use state::Room;
 
+/// A game as a file to download: PGN4 for the cross board, PGN for Duo.
+#[derive(Debug)]
+pub(crate) struct GameFile {
+    /// The game's id (`<room>-<n>`), which names the file.
+    pub(crate) id: String,
+    /// `pgn4` or `pgn`.
+    pub(crate) extension: &'static str,
+    /// The record.
+    pub(crate) text: String,
+}
+
 /// What a room's inbox takes.
 pub(crate) enum Command {
     /// A connection opened the room's WebSocket.
@@ -53,6 +64,11 @@ pub(crate) enum Command {
     Info {
         /// Where the answer goes.
         reply: oneshot::Sender<RoomInfo>,
+    },
+    /// The current game as a file to download, if a game has started.
+    GameFile {
+        /// Where the answer goes.
+        reply: oneshot::Sender<Option<GameFile>>,
     },
     /// A CPU player chose a move for the position with this ply count and hash.
     CpuMoved {

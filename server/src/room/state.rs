@@ -398,6 +398,9 @@ impl Room {
             Command::Info { reply } => {
                 let _ = reply.send(self.info());
             }
+            Command::GameFile { reply } => {
+                let _ = reply.send(self.game_file());
+            }
             Command::CpuMoved { ply, hash, mv } => {
                 self.cpu_moved(ply, hash, mv);
                 self.flush();
