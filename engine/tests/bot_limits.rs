@@ -7,6 +7,8 @@ mod support;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use cpu_time::ThreadTime;
+
 use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchRoot};
 use fourkings_engine::{Game, Preset};
 use support::*;
@@ -57,6 +59,8 @@ fn a_cancelled_search_stops_at_once() {
 
 #[test]
 fn a_move_never_takes_longer_than_its_time_budget_and_a_tenth() {
+    /// Attempts before giving up on finding the machine quiet enough.
+    const ATTEMPTS: usize = 20;
     let mut game = Game::new(Preset::Teams.rules()).unwrap();
     play_line(&mut game, "h2-h4 b7-c7 g13-g11 m8-l8 i1-g3");
     let root = SearchRoot::from_game(&game).unwrap();
@@ -65,15 +69,33 @@ fn a_move_never_takes_longer_than_its_time_budget_and_a_tenth() {
         ..Level::Hard.settings()
     });
     for budget in [Duration::from_millis(100), Duration::from_millis(300)] {
-        let started = Instant::now();
-        let r = unlimited
-            .choose(&root, &SearchLimits::default().with_time(budget), 0)
-            .unwrap();
-        let took = started.elapsed();
+        let limit = budget + budget / 10;
+        // How long the thread may wait for the processor before an attempt says nothing about
+        // the search: on a shared machine another process can take it away at any moment.
+        let descheduled = budget / 20;
+        let mut undisturbed = false;
+        for _ in 0..ATTEMPTS {
+            let (wall, cpu) = (Instant::now(), ThreadTime::now());
+            let r = unlimited
+                .choose(&root, &SearchLimits::default().with_time(budget), 0)
+                .unwrap();
+            let (took, computed) = (wall.elapsed(), cpu.elapsed());
+            assert!(r.depth >= 1, "{budget:?}: no iteration finished");
+            // Computing alone never overshoots, however busy the machine.
+            assert!(
+                computed <= limit,
+                "{computed:?} of computing for a budget of {budget:?}"
+            );
+            if took.saturating_sub(computed) > descheduled {
+                continue;
+            }
+            assert!(took <= limit, "{took:?} for a budget of {budget:?}");
+            undisturbed = true;
+            break;
+        }
         assert!(
-            took <= budget + budget / 10,
-            "{took:?} for a budget of {budget:?}"
+            undisturbed,
+            "{budget:?}: the machine took the processor away in each of {ATTEMPTS} attempts"
         );
-        assert!(r.depth >= 1, "{budget:?}: no iteration finished");
     }
 }
