@@ -1,4 +1,4 @@
-//! The HTTP routes: the room API, the WebSocket upgrade, health.
+//! The HTTP routes: the room API, the WebSocket upgrade, health and metrics.
 
 use std::sync::Arc;
 
@@ -17,7 +17,9 @@ use tokio_util::task::TaskTracker;
 use crate::config::Config;
 use crate::connection;
 use crate::directory::Directory;
+use crate::health::{Health, Readiness};
 use crate::ids::is_room_id;
+use crate::metrics::{self, Metrics};
 use crate::room::{Command, rules};
 use crate::storage::writer::StorageHandle;
 
@@ -30,6 +32,10 @@ pub(crate) struct AppState {
     pub(crate) connections: TaskTracker,
     /// The archive of finished games.
     pub(crate) storage: StorageHandle,
+    /// What `/metrics` serves.
+    pub(crate) metrics: Arc<Metrics>,
+    /// Whether the server is shutting down.
+    pub(crate) health: Arc<Health>,
 }
 
 /// The router.
@@ -40,6 +46,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/ws/{id}", get(websocket))
         .route("/api/games/{file}", get(archived_game))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(ready))
+        .route("/metrics", get(metrics_text))
         .route("/", get(crate::web::index))
         .route("/r/{id}", get(crate::web::index))
         .route("/assets/{*path}", get(crate::web::asset))
@@ -57,6 +65,36 @@ fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Res
         .into_response()
 }
 
+/// `503` with `shutting_down`: the server drains and takes nothing new.
+fn shutting_down() -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ShuttingDown,
+        "the server is shutting down; try again in a moment",
+    )
+}
+
+/// `GET /readyz`: `200 ready`, or `503` with the reason.
+async fn ready(State(state): State<AppState>) -> Response {
+    let full = state.directory.len() >= state.config.max_rooms;
+    let readiness = state.health.readiness(state.storage.is_running(), full);
+    let status = if readiness == Readiness::Ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, readiness.as_str()).into_response()
+}
+
+/// `GET /metrics`: every metric, as Prometheus scrapes it.
+async fn metrics_text(State(state): State<AppState>) -> Response {
+    (
+        [(header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
+        state.metrics.render(),
+    )
+        .into_response()
+}
+
 fn not_found() -> Response {
     error(
         StatusCode::NOT_FOUND,
@@ -66,6 +104,9 @@ fn not_found() -> Response {
 }
 
 async fn create_room(State(state): State<AppState>, body: Bytes) -> Response {
+    if state.health.draining() {
+        return shutting_down();
+    }
     let patch: SettingsPatch = if body.iter().all(u8::is_ascii_whitespace) {
         SettingsPatch::default()
     } else {
@@ -131,6 +172,9 @@ async fn websocket(
             ErrorCode::ForbiddenOrigin,
             "this origin may not connect",
         );
+    }
+    if state.health.draining() {
+        return shutting_down();
     }
     let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
         return not_found();
