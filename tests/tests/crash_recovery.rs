@@ -36,7 +36,7 @@ use fourkings_protocol::{
     Snapshot,
 };
 use fourkings_tests::model::{Model, Step};
-use fourkings_tests::{Client, ServerProcess};
+use fourkings_tests::{Client, ServerProcess, TempDir};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -2059,27 +2059,6 @@ async fn set_up_all(base: &Base, specs: Vec<(usize, Spec)>) -> Result<Vec<Room>>
     collect(tasks).await
 }
 
-/// A fresh directory for the database, removed at the end.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("fourkings-crash-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_room_comes_back_after_a_kill_and_play_goes_on() {
     tokio::time::timeout(TEST_BUDGET, run())
@@ -2089,7 +2068,7 @@ async fn every_room_comes_back_after_a_kill_and_play_goes_on() {
 }
 
 async fn run() -> Result<()> {
-    let dir = TempDir::new();
+    let dir = TempDir::new("crash");
     let database = dir.0.join("rooms.db");
     let database = database.to_str().expect("a UTF-8 path").to_owned();
     let args = [
@@ -2230,7 +2209,7 @@ async fn run() -> Result<()> {
 #[tokio::test]
 async fn the_restarts_own_events_are_not_sent_again_after_a_snapshot() {
     let result = tokio::time::timeout(Duration::from_secs(60), async {
-        let dir = TempDir::new();
+        let dir = TempDir::new("crash");
         let database = dir.0.join("rooms.db");
         let env = [(
             "FOURKINGS_DATABASE",
