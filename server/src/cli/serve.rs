@@ -1,5 +1,7 @@
 //! `fourkings serve`: runs the server until SIGINT or SIGTERM.
 
+use std::io::IsTerminal;
+
 use fourkings_server::{Config, LogFormat, Server};
 use tracing_subscriber::EnvFilter;
 
@@ -34,8 +36,10 @@ fn init_logs(config: &Config) -> anyhow::Result<()> {
         Err(_) => EnvFilter::try_new(&config.log)
             .map_err(|e| anyhow::anyhow!("--log {:?}: {e}", config.log))?,
     };
+    // Colours only for a terminal: a file or a log collector would get the escape codes.
     let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter);
     match config.log_format {
         LogFormat::Text => logs.init(),
