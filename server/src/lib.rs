@@ -57,6 +57,10 @@ use crate::storage::sqlite::{SqliteStorage, Sync};
 use crate::storage::writer::StorageHandle;
 use crate::storage::{Storage, StorageError};
 
+/// What each last step of a shutdown gets even when its time is up: a moment to finish what is
+/// already done.
+const AT_LEAST: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Why a server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -251,13 +255,19 @@ impl Server {
         if tokio::time::timeout_at(deadline, wait).await.is_err() {
             tracing::warn!("shutdown timed out; closing what is left");
         }
-        // Whatever the rooms handed to the writer is committed before the process ends.
-        self.storage.stop().await;
+        // Whatever the rooms handed to the writer is committed before the process ends, unless
+        // storage itself hangs past the time: then the last transaction is lost whole (never
+        // half: SQLite's journal), as it would be by a kill.
+        let left = || deadline.max(tokio::time::Instant::now() + AT_LEAST);
+        if tokio::time::timeout_at(left(), self.storage.stop())
+            .await
+            .is_err()
+        {
+            tracing::error!("storage did not finish in time; its last writes may be lost");
+        }
         self.stop_http.cancel();
-        // Plain HTTP requests in flight get what is left of the time (at least a moment).
-        let left =
-            deadline.max(tokio::time::Instant::now() + std::time::Duration::from_millis(200));
-        let _ = tokio::time::timeout_at(left, self.task).await;
+        // Plain HTTP requests in flight get what is left of the time.
+        let _ = tokio::time::timeout_at(left(), self.task).await;
         tracing::info!("stopped");
     }
 }

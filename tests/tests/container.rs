@@ -215,7 +215,7 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
     );
     assert!(
         runtime.iter().any(|i| i.keyword == "RUN"
-            && i.args.contains(&format!("useradd --system"))
+            && i.args.contains("useradd --system")
             && i.args.contains(user)),
         "the user {user} is created as a system user"
     );

@@ -4,12 +4,19 @@
 //! `/metrics` and checks that each counter moved by exactly what was done: rooms by state,
 //! players and spectators, moves accepted and refused by code, one round trip measured per
 //! answered move, a reconnection, CPU turns and their think time, storage commits.
+//!
+//! Item 6's bound: a shutdown ends within its configured time even when storage hangs.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use fourkings_protocol::{
-    ClientMessage, ErrorBody, ErrorCode, Event, Presence, ServerMessage, SettingsPatch,
+    ChatChannel, ClientMessage, ErrorBody, ErrorCode, Event, Presence, ServerMessage, SettingsPatch,
 };
+use fourkings_server::storage::memory::MemoryStorage;
+use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
 use fourkings_tests::{Table, TestServer};
 
 /// The samples of a scrape: `name{labels}` → value.
@@ -282,4 +289,65 @@ async fn a_full_server_is_not_ready() {
     assert_eq!(readyz.status(), 503);
     assert_eq!(readyz.text().await.unwrap(), "full");
     server.server.stop().await;
+}
+
+/// Storage in memory whose writes hang once `hang` is set, until the test ends.
+struct HangingStorage {
+    inner: MemoryStorage,
+    hang: Arc<AtomicBool>,
+    release: std::sync::mpsc::Receiver<()>,
+}
+
+impl Storage for HangingStorage {
+    fn load(&mut self) -> Result<Loaded, StorageError> {
+        self.inner.load()
+    }
+
+    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
+        if self.hang.load(Ordering::SeqCst) {
+            // Returns when the test drops the sender.
+            let _ = self.release.recv();
+        }
+        self.inner.write(writes)
+    }
+
+    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
+        self.inner.game(id)
+    }
+}
+
+#[tokio::test]
+async fn a_shutdown_ends_within_its_time_even_when_storage_hangs() {
+    let hang = Arc::new(AtomicBool::new(false));
+    let (_release, release) = std::sync::mpsc::channel();
+    let storage = HangingStorage {
+        inner: MemoryStorage::new(),
+        hang: hang.clone(),
+        release,
+    };
+    let server = TestServer::with_storage(|c| c.shutdown_seconds = 0.3, Box::new(storage)).await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut watcher, _) = server.connect(&room.id).await;
+    hang.store(true, Ordering::SeqCst);
+    // A chat line: the room hands it to storage, which never finishes; the room waits for it.
+    watcher
+        .send(&ClientMessage::Chat {
+            req: 1,
+            channel: ChatChannel::Spectators,
+            text: "hello".into(),
+            seat: None,
+            token: None,
+        })
+        .await;
+    let began = Instant::now();
+    // Bounded here too, so that a shutdown that hangs fails the test rather than stalling it.
+    tokio::time::timeout(Duration::from_secs(10), server.server.stop())
+        .await
+        .expect("the shutdown ends");
+    let took = began.elapsed();
+    // The time, then a moment for storage and one for HTTP.
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_millis(1500),
+        "{took:?}"
+    );
 }
