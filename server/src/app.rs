@@ -13,6 +13,7 @@ use fourkings_engine::Preset;
 use fourkings_protocol::{CreateRoomResponse, ErrorBody, ErrorCode, SettingsPatch};
 use tokio::sync::oneshot;
 use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 
 use crate::config::Config;
 use crate::connection;
@@ -188,7 +189,11 @@ async fn websocket(
         .max_frame_size(config.max_message_bytes * 4)
         .read_buffer_size(4096)
         .write_buffer_size(4096)
-        .on_upgrade(move |socket| tracker.track_future(connection::run(socket, room, config)))
+        .on_upgrade(move |socket| {
+            // A connection's lines name its room, as the room's own lines do.
+            let span = tracing::info_span!("connection", room = %id);
+            tracker.track_future(connection::run(socket, room, config).instrument(span))
+        })
 }
 
 /// `GET /api/games/<id>.pgn4` (`.pgn` for Duo): a finished game from the archive.
