@@ -2192,6 +2192,7 @@ async fn run(stop: Stop) -> Result<()> {
     }
     rooms.extend(capture_all(&base, cpu_rooms).await?);
     let mut told = 0;
+    let signalled = Instant::now();
     match stop {
         Stop::Kill => {
             let status = server.signal_and_wait("KILL");
@@ -2213,6 +2214,7 @@ async fn run(stop: Stop) -> Result<()> {
         }
     }
     let killed = Instant::now();
+    let stopped_in = killed - signalled;
     let mut cpu_moves_seen = 0;
     for room in &mut rooms {
         if room.spec.stage == Stage::AllCpu {
@@ -2260,13 +2262,14 @@ async fn run(stop: Stop) -> Result<()> {
     }
     eprintln!(
         "{} rooms: set up and captured in {:.1} s (rooms without clocks {:.1} s), {stop:?} \
-         ({told} messages delivered on the way out), restarted in {:.2} s, recovered and played on; {acked} acknowledged moves standing; \
+         ({told} messages delivered on the way out, exited in {:.2} s), restarted in {:.2} s, recovered and played on; {acked} acknowledged moves standing; \
          {playing_cpus} of the 3 rooms of CPUs still playing at the kill ({cpu_moves_seen} of their \
          moves captured); \
          {:.1} s in all",
         recovered.len(),
         timed_done.as_secs_f64(),
         early_done.as_secs_f64(),
+        stopped_in.as_secs_f64(),
         restarted_in.as_secs_f64(),
         began.elapsed().as_secs_f64(),
     );
