@@ -103,7 +103,7 @@ error_codes! {
     BadVersion = "bad_version",
     /// The WebSocket's Origin is not allowed.
     ForbiddenOrigin = "forbidden_origin",
-    /// The server is shutting down.
+    /// The server is shutting down: HTTP 503 for a new room or WebSocket while it drains.
     ShuttingDown = "shutting_down",
     /// Something went wrong in the server.
     Internal = "internal",

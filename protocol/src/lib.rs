@@ -8,8 +8,10 @@
 //!   acks and errors.
 //! - [`Settings`] and [`SettingsPatch`]: a room's settings, whole or in part.
 //! - [`ErrorCode`]: the stable codes of every error.
+//! - [`close`]: the WebSocket close codes the server sends, such as [`close::SERVER_RESTARTING`].
 
 mod client;
+pub mod close;
 mod error;
 mod http;
 mod server;

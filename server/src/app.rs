@@ -1,4 +1,4 @@
-//! The HTTP routes: the room API, the WebSocket upgrade, health.
+//! The HTTP routes: the room API, the WebSocket upgrade, health and metrics.
 
 use std::sync::Arc;
 
@@ -13,11 +13,14 @@ use fourkings_engine::Preset;
 use fourkings_protocol::{CreateRoomResponse, ErrorBody, ErrorCode, SettingsPatch};
 use tokio::sync::oneshot;
 use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 
 use crate::config::Config;
 use crate::connection;
 use crate::directory::Directory;
+use crate::health::{Health, Readiness};
 use crate::ids::is_room_id;
+use crate::metrics::{self, Metrics};
 use crate::room::{Command, rules};
 use crate::storage::writer::StorageHandle;
 
@@ -30,6 +33,10 @@ pub(crate) struct AppState {
     pub(crate) connections: TaskTracker,
     /// The archive of finished games.
     pub(crate) storage: StorageHandle,
+    /// What `/metrics` serves.
+    pub(crate) metrics: Arc<Metrics>,
+    /// Whether the server is shutting down.
+    pub(crate) health: Arc<Health>,
 }
 
 /// The router.
@@ -41,6 +48,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/games/{file}", get(archived_game))
         .route("/api/rooms/{id}/game", get(current_game))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(ready))
+        .route("/metrics", get(metrics_text))
         .route("/", get(crate::web::index))
         .route("/r/{id}", get(crate::web::index))
         .route("/assets/{*path}", get(crate::web::asset))
@@ -58,6 +67,36 @@ fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Res
         .into_response()
 }
 
+/// `503` with `shutting_down`: the server drains and takes nothing new.
+fn shutting_down() -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ShuttingDown,
+        "the server is shutting down; try again in a moment",
+    )
+}
+
+/// `GET /readyz`: `200 ready`, or `503` with the reason.
+async fn ready(State(state): State<AppState>) -> Response {
+    let full = state.directory.len() >= state.config.max_rooms;
+    let readiness = state.health.readiness(state.storage.is_running(), full);
+    let status = if readiness == Readiness::Ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, readiness.as_str()).into_response()
+}
+
+/// `GET /metrics`: every metric, as Prometheus scrapes it.
+async fn metrics_text(State(state): State<AppState>) -> Response {
+    (
+        [(header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
+        state.metrics.render(),
+    )
+        .into_response()
+}
+
 fn not_found() -> Response {
     error(
         StatusCode::NOT_FOUND,
@@ -67,6 +106,9 @@ fn not_found() -> Response {
 }
 
 async fn create_room(State(state): State<AppState>, body: Bytes) -> Response {
+    if state.health.draining() {
+        return shutting_down();
+    }
     let patch: SettingsPatch = if body.iter().all(u8::is_ascii_whitespace) {
         SettingsPatch::default()
     } else {
@@ -133,6 +175,9 @@ async fn websocket(
             "this origin may not connect",
         );
     }
+    if state.health.draining() {
+        return shutting_down();
+    }
     let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
         return not_found();
     };
@@ -145,7 +190,11 @@ async fn websocket(
         .max_frame_size(config.max_message_bytes * 4)
         .read_buffer_size(4096)
         .write_buffer_size(4096)
-        .on_upgrade(move |socket| tracker.track_future(connection::run(socket, room, config)))
+        .on_upgrade(move |socket| {
+            // A connection's lines name its room, as the room's own lines do.
+            let span = tracing::info_span!("connection", room = %id);
+            tracker.track_future(connection::run(socket, room, config).instrument(span))
+        })
 }
 
 /// `GET /api/games/<id>.pgn4` (`.pgn` for Duo): a finished game from the archive.

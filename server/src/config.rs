@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 /// How the server runs. Every field can be set by a flag or by the environment variable named in
 /// its help; `fourkings serve --help` lists them with their defaults.
@@ -43,9 +43,14 @@ pub struct Config {
     /// Messages queued for one connection before it counts as too slow and is dropped.
     #[arg(long, env = "FOURKINGS_OUTBOUND_QUEUE", default_value_t = 256)]
     pub outbound_queue: usize,
-    /// Seconds a shutdown waits for connections and rooms to finish.
-    #[arg(long, env = "FOURKINGS_SHUTDOWN_SECONDS", default_value_t = 10)]
-    pub shutdown_seconds: u64,
+    /// Seconds a shutdown (SIGTERM, SIGINT) may take to store every room, tell every client and
+    /// close; what is left then is abandoned (its records are already queued for storage).
+    #[arg(long, env = "FOURKINGS_SHUTDOWN_SECONDS", default_value_t = 10.0)]
+    pub shutdown_seconds: f64,
+    /// Seconds a shutdown first spends refusing new rooms and connections and answering
+    /// `/readyz` with 503, before it closes anything: time for a load balancer to notice.
+    #[arg(long, env = "FOURKINGS_DRAIN_SECONDS", default_value_t = 0.0)]
+    pub drain_seconds: f64,
     /// Seconds a player who dropped keeps their seat before the CPU plays for them (Duo: before
     /// the other team may claim the win).
     #[arg(long, env = "FOURKINGS_GRACE_SECONDS", default_value_t = 60.0)]
@@ -67,10 +72,9 @@ pub struct Config {
     /// turn limit always leaves it less).
     #[arg(long, env = "FOURKINGS_CPU_THINK_SECONDS", default_value_t = 5.0)]
     pub cpu_think_seconds: f64,
-    /// How CPU players choose: `bot` (the engine's bot at each seat's level) or `random` (random
-    /// legal moves, for demonstrations and tests).
-    #[arg(long, env = "FOURKINGS_CPU_STRATEGY", default_value = "bot", value_parser = ["bot", "random"])]
-    pub cpu_strategy: String,
+    /// How CPU players choose their moves.
+    #[arg(long, env = "FOURKINGS_CPU_STRATEGY", value_enum, default_value_t = CpuStrategy::Bot)]
+    pub cpu_strategy: CpuStrategy,
     /// Longest chat message, in characters.
     #[arg(long, env = "FOURKINGS_MAX_CHAT_CHARS", default_value_t = 500)]
     pub max_chat_chars: usize,
@@ -87,10 +91,9 @@ pub struct Config {
     /// Keep everything in memory instead: nothing survives a restart.
     #[arg(long, env = "FOURKINGS_IN_MEMORY")]
     pub in_memory: bool,
-    /// How commits reach the disk: `full` survives a power cut, `normal` only a crash of the
-    /// server (faster).
-    #[arg(long, env = "FOURKINGS_STORAGE_SYNC", default_value = "full", value_parser = ["full", "normal"])]
-    pub storage_sync: String,
+    /// How commits reach the disk.
+    #[arg(long, env = "FOURKINGS_STORAGE_SYNC", value_enum, default_value_t = StorageSync::Full)]
+    pub storage_sync: StorageSync,
     /// Seconds a finished game's room waits for a rematch before it leaves memory (its game stays
     /// in the archive).
     #[arg(
@@ -99,6 +102,40 @@ pub struct Config {
         default_value_t = 1800.0
     )]
     pub finished_room_seconds: f64,
+    /// How log lines are written (to standard error).
+    #[arg(long, env = "FOURKINGS_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Which log lines are written: a level (`error`, `warn`, `info`, `debug`, `trace`) or
+    /// `tracing` directives such as `info,fourkings_server=debug`.
+    #[arg(long, env = "FOURKINGS_LOG", default_value = "info")]
+    pub log: String,
+}
+
+/// How CPU players choose their moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CpuStrategy {
+    /// The engine's bot at each seat's level.
+    Bot,
+    /// Random legal moves: for demonstrations and tests.
+    Random,
+}
+
+/// How storage commits reach the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StorageSync {
+    /// Every commit reaches the disk: survives a power cut.
+    Full,
+    /// Survives the server dying, not the machine (faster).
+    Normal,
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event, for people.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
 }
 
 impl Config {
@@ -114,21 +151,24 @@ impl Config {
             max_name_chars: 32,
             event_history: 256,
             outbound_queue: 256,
-            shutdown_seconds: 10,
+            shutdown_seconds: 10.0,
+            drain_seconds: 0.0,
             grace_seconds: 60.0,
             heartbeat_seconds: 2.0,
             idle_room_seconds: 1800.0,
             time_unit_ms: 1000,
             cpu_threads: None,
             cpu_think_seconds: 5.0,
-            cpu_strategy: "bot".to_owned(),
+            cpu_strategy: CpuStrategy::Bot,
             max_chat_chars: 500,
             chat_per_minute: 20,
             chat_history: 100,
             database: "fourkings.db".into(),
             in_memory: true,
-            storage_sync: "full".to_owned(),
+            storage_sync: StorageSync::Full,
             finished_room_seconds: 1800.0,
+            log_format: LogFormat::Text,
+            log: "info".to_owned(),
         }
     }
 
@@ -144,7 +184,12 @@ impl Config {
 
     /// How long a shutdown may take.
     pub fn shutdown_timeout(&self) -> Duration {
-        Duration::from_secs(self.shutdown_seconds)
+        Duration::from_secs_f64(self.shutdown_seconds.clamp(0.0, 3_600.0))
+    }
+
+    /// How long a shutdown drains before it closes anything.
+    pub fn drain(&self) -> Duration {
+        Duration::from_secs_f64(self.drain_seconds.clamp(0.0, 3_600.0))
     }
 
     /// How long a dropped player keeps their seat.

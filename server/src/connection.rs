@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use fourkings_protocol::close::TOO_SLOW;
 use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
@@ -161,7 +162,8 @@ async fn read_loop(
             _ = ticks.tick() => {
                 if last_heard.elapsed() > heartbeat * 3 {
                     tracing::debug!(conn, "no heartbeat answer: dropping the connection");
-                    outbox.close(1001, "no heartbeat");
+                    let (code, reason) = fourkings_protocol::close::NO_HEARTBEAT;
+                    outbox.close(code, reason);
                     return;
                 }
                 outbox.ping();
@@ -215,7 +217,15 @@ async fn read_loop(
         }
         match parse(&text) {
             Ok(msg) => {
-                if !room.send(Command::Message { conn, msg }).await {
+                let received = Instant::now();
+                if !room
+                    .send(Command::Message {
+                        conn,
+                        msg,
+                        received,
+                    })
+                    .await
+                {
                     return;
                 }
             }
@@ -283,7 +293,7 @@ async fn write_loop(
         let first = tokio::select! {
             biased;
             () = overflow.cancelled() => {
-                let _ = sink.send(close(POLICY_VIOLATION, "too slow to keep up; reconnect")).await;
+                let _ = sink.send(close(TOO_SLOW.0, TOO_SLOW.1)).await;
                 return;
             }
             next = rx.recv() => next,

@@ -116,19 +116,22 @@ impl CpuPool {
         }
     }
 
-    /// Thinks about `request` on the pool and returns the chosen move. Time spent waiting for a
-    /// thread counts against the budget: the room's wait is what the budget bounds.
-    pub(crate) async fn think(&self, mut request: CpuRequest) -> Option<Move> {
+    /// Thinks about `request` on the pool and returns the chosen move and how long choosing it
+    /// took on its thread. Time spent waiting for a thread counts against the budget: the room's
+    /// wait is what the budget bounds.
+    pub(crate) async fn think(&self, mut request: CpuRequest) -> Option<(Move, Duration)> {
         let asked = std::time::Instant::now();
         let permit = self.permits.clone().acquire_owned().await.ok()?;
         request.budget = request.budget.saturating_sub(asked.elapsed());
         let strategy = self.strategy.clone();
-        let mv = tokio::task::spawn_blocking(move || {
+        let chosen = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            strategy.choose(&request)
+            let began = std::time::Instant::now();
+            let mv = strategy.choose(&request);
+            (mv, began.elapsed())
         })
         .await
         .ok()?;
-        Some(mv)
+        Some(chosen)
     }
 }

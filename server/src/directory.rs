@@ -57,6 +57,11 @@ impl Directory {
             .remove(id);
     }
 
+    /// How many rooms it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.rooms.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     /// The room with this id.
     pub(crate) fn get(&self, id: &str) -> Option<RoomHandle> {
         self.rooms

@@ -5,7 +5,9 @@
 //! | module | concern |
 //! |---|---|
 //! | `config` | every setting, from flags or `FOURKINGS_*` environment variables |
-//! | `app` | the HTTP routes: room API, WebSocket upgrade, health |
+//! | `app` | the HTTP routes: room API, WebSocket upgrade, health, metrics |
+//! | `health` | whether the server is up and ready for rooms (`/healthz`, `/readyz`) |
+//! | `metrics` | what the server counts, as Prometheus text (`/metrics`) |
 //! | `directory` | room ids to room handles |
 //! | `room` | one task per room that owns all of its state: seats, settings, the game, the event log |
 //! | `connection` | one WebSocket: a reader that checks and parses frames, a writer with a bounded queue |
@@ -28,7 +30,9 @@ mod config;
 mod connection;
 pub mod cpu;
 mod directory;
+mod health;
 mod ids;
+mod metrics;
 mod room;
 pub mod storage;
 mod web;
@@ -36,7 +40,7 @@ mod web;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-pub use config::Config;
+pub use config::{Config, CpuStrategy, LogFormat, StorageSync};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -45,11 +49,17 @@ use tokio_util::task::TaskTracker;
 use crate::app::AppState;
 use crate::cpu::{CpuPool, EngineBot, RandomMover, Strategy};
 use crate::directory::Directory;
+use crate::health::Health;
+use crate::metrics::Metrics;
 use crate::room::RoomContext;
 use crate::storage::memory::MemoryStorage;
 use crate::storage::sqlite::{SqliteStorage, Sync};
 use crate::storage::writer::StorageHandle;
 use crate::storage::{Storage, StorageError};
+
+/// What each last step of a shutdown gets even when its time is up: a moment to finish what is
+/// already done.
+const AT_LEAST: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Why a server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -73,9 +83,14 @@ pub enum StartError {
 /// A running server.
 pub struct Server {
     addr: SocketAddr,
+    /// Cancelled when rooms are to flush and close their connections.
     shutdown: CancellationToken,
+    /// Cancelled when the HTTP listener is to stop, after everything else.
+    stop_http: CancellationToken,
     task: JoinHandle<std::io::Result<()>>,
     connections: TaskTracker,
+    rooms: TaskTracker,
+    health: Arc<Health>,
     config: Arc<Config>,
     storage: StorageHandle,
 }
@@ -85,10 +100,9 @@ impl Server {
     /// `config.addr` (port 0 picks a free port) and starts serving, with the CPU strategy the
     /// configuration names (the engine's bot unless it says `random`).
     pub async fn start(config: Config) -> Result<Server, StartError> {
-        let strategy: Arc<dyn Strategy> = if config.cpu_strategy == "random" {
-            Arc::new(RandomMover)
-        } else {
-            Arc::new(EngineBot)
+        let strategy: Arc<dyn Strategy> = match config.cpu_strategy {
+            CpuStrategy::Random => Arc::new(RandomMover),
+            CpuStrategy::Bot => Arc::new(EngineBot),
         };
         Server::start_with(config, strategy).await
     }
@@ -101,10 +115,9 @@ impl Server {
         let store: Box<dyn Storage> = if config.in_memory {
             Box::new(MemoryStorage::new())
         } else {
-            let sync = if config.storage_sync == "normal" {
-                Sync::Normal
-            } else {
-                Sync::Full
+            let sync = match config.storage_sync {
+                StorageSync::Normal => Sync::Normal,
+                StorageSync::Full => Sync::Full,
             };
             let path = config.database.clone();
             Box::new(
@@ -135,9 +148,11 @@ impl Server {
             addr: config.addr,
             source,
         })?;
-        let storage = StorageHandle::start(store);
+        let metrics = Arc::new(Metrics::new());
+        let storage = StorageHandle::start(store, metrics.clone());
         let config = Arc::new(config);
         let shutdown = CancellationToken::new();
+        let rooms = TaskTracker::new();
         let threads = config
             .cpu_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
@@ -148,6 +163,8 @@ impl Server {
             shutdown: shutdown.clone(),
             closed,
             storage: storage.clone(),
+            metrics: metrics.clone(),
+            tasks: rooms.clone(),
         };
         let directory = Arc::new(Directory::new(context.clone()));
         // Every stored room comes back where it stood; time stood still while the server was down.
@@ -176,14 +193,18 @@ impl Server {
             }
         });
         let connections = TaskTracker::new();
+        let health = Arc::new(Health::new());
         let state = AppState {
             directory,
             config: config.clone(),
             connections: connections.clone(),
             storage: storage.clone(),
+            metrics,
+            health: health.clone(),
         };
         let app = app::router(state);
-        let stop = shutdown.clone();
+        let stop_http = CancellationToken::new();
+        let stop = stop_http.clone();
         let task = tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async move { stop.cancelled().await })
@@ -193,8 +214,11 @@ impl Server {
         Ok(Server {
             addr,
             shutdown,
+            stop_http,
             task,
             connections,
+            rooms,
+            health,
             config,
             storage,
         })
@@ -205,22 +229,45 @@ impl Server {
         self.addr
     }
 
-    /// Stops accepting, tells every connected client the server is restarting, and waits (up to
-    /// the configured time) for connections to close.
+    /// Starts draining: `/readyz` answers 503 and new rooms and WebSockets are refused
+    /// (`shutting_down`), while the rooms and connections already there carry on. [`Server::stop`]
+    /// drains first; a host calls this earlier to let a load balancer notice.
+    pub fn drain(&self) {
+        self.health.drain();
+    }
+
+    /// Shuts down: drains (for the configured drain time), then every room hands what it did to
+    /// storage, waits until it is durable, delivers what waited for it and tells its clients the
+    /// server is restarting (close 1012), and storage commits and closes. Past the configured
+    /// shutdown time, whatever is left is abandoned; what rooms handed to storage is still
+    /// committed.
     pub async fn stop(self) {
+        self.drain();
+        tokio::time::sleep(self.config.drain()).await;
+        let deadline = tokio::time::Instant::now() + self.config.shutdown_timeout();
         self.shutdown.cancel();
+        self.rooms.close();
         self.connections.close();
         let wait = async {
-            let _ = self.task.await;
+            self.rooms.wait().await;
             self.connections.wait().await;
         };
-        if tokio::time::timeout(self.config.shutdown_timeout(), wait)
+        if tokio::time::timeout_at(deadline, wait).await.is_err() {
+            tracing::warn!("shutdown timed out; closing what is left");
+        }
+        // Whatever the rooms handed to the writer is committed before the process ends, unless
+        // storage itself hangs past the time: then the last transaction is lost whole (never
+        // half: SQLite's journal), as it would be by a kill.
+        let left = || deadline.max(tokio::time::Instant::now() + AT_LEAST);
+        if tokio::time::timeout_at(left(), self.storage.stop())
             .await
             .is_err()
         {
-            tracing::warn!("shutdown timed out; closing what is left");
+            tracing::error!("storage did not finish in time; its last writes may be lost");
         }
-        // Whatever the rooms handed to the writer is committed before the process ends.
-        self.storage.stop().await;
+        self.stop_http.cancel();
+        // Plain HTTP requests in flight get what is left of the time.
+        let _ = tokio::time::timeout_at(left(), self.task).await;
+        tracing::info!("stopped");
     }
 }

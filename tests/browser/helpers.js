@@ -15,16 +15,20 @@ export const SHOTS = join(here, "screenshots");
 export const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const BINARY = join(ROOT, "target", "debug", "fourkings");
 
-/** Builds the server if needed and starts it on a free port; resolves `{url, stop}`. */
+/**
+ * Builds the server if needed and starts it on a free port; resolves `{url, stop, restart}`.
+ * `restart()` stops it with SIGTERM (as a deployment does) and starts it again on the same port
+ * and database; it resolves once the new process listens.
+ */
 export async function startServer(extraArgs = []) {
   if (!existsSync(BINARY) || process.env.FOURKINGS_BUILD !== "0") {
     execFileSync("cargo", ["build", "--quiet", "--bin", "fourkings"], { cwd: ROOT, stdio: "inherit" });
   }
   // Each server keeps its rooms in its own SQLite file, as a real deployment does.
   const dataDir = mkdtempSync(join(tmpdir(), "fourkings-browser-"));
-  const args = [
+  const args = (addr) => [
     "serve",
-    "--addr", "127.0.0.1:0",
+    "--addr", addr,
     "--database", join(dataDir, "rooms.db"),
     "--grace-seconds", "1.5",
     "--rate-per-second", "1000",
@@ -32,37 +36,47 @@ export async function startServer(extraArgs = []) {
     "--chat-per-minute", "1000",
     ...extraArgs,
   ];
-  const child = spawn(BINARY, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
-  let stderr = "";
-  child.stderr.on("data", (d) => {
-    stderr += d;
-    if (stderr.length > 20000) stderr = stderr.slice(-10000);
-  });
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${stderr}`)), 20000);
-    const lines = createInterface({ input: child.stdout });
-    lines.on("line", (line) => {
-      const m = /listening on (http:\/\/\S+)/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
+  let child;
+  const launch = (addr) => {
+    child = spawn(BINARY, args(addr), { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      if (stderr.length > 20000) stderr = stderr.slice(-10000);
     });
-    child.on("exit", (code) => reject(new Error(`the server exited (${code}):\n${stderr}`)));
-  });
+    const started = child;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the server did not start:\n${stderr}`)), 20000);
+      const lines = createInterface({ input: started.stdout });
+      lines.on("line", (line) => {
+        const m = /listening on (http:\/\/\S+)/.exec(line);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      started.on("exit", (code) => reject(new Error(`the server exited (${code}):\n${stderr}`)));
+    });
+  };
+  const terminate = () =>
+    new Promise((resolve) => {
+      const running = child;
+      if (running.exitCode !== null) return resolve();
+      running.on("exit", resolve);
+      running.kill("SIGTERM");
+      setTimeout(() => running.kill("SIGKILL"), 5000).unref();
+    });
+  const url = await launch("127.0.0.1:0");
   return {
     url,
-    stop: () =>
-      new Promise((resolve) => {
-        const done = () => {
-          rmSync(dataDir, { recursive: true, force: true });
-          resolve();
-        };
-        if (child.exitCode !== null) return done();
-        child.on("exit", done);
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
-      }),
+    stop: async () => {
+      await terminate();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    restart: async () => {
+      await terminate();
+      await launch(new URL(url).host);
+    },
   };
 }
 

@@ -1,9 +1,10 @@
 // Versions: a client that misses an event (dropped here between the server and the page) sees
 // the gap in the versions, asks to resync, and ends up holding the room exactly as the server does.
+// A server restart (SIGTERM) shows its own banner, and the client comes back where it stood.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, launchBrowser, person, createRoom, sit, waitForPly, waitForMyTurn, playSomething } from "./helpers.js";
+import { startServer, launchBrowser, person, createRoom, sit, waitForPly, waitForMyTurn, playSomething, ply, text } from "./helpers.js";
 
 let server;
 let browser;
@@ -56,5 +57,26 @@ test("a missing event is noticed and the client resyncs", async () => {
   assert.equal(moves.length, 4);
   await playSomething(page, []);
   await waitForPly(page, 5);
+  assert.deepEqual(page.errors, []);
+});
+
+test("a server restart shows its banner, and the game carries on where it stood", async () => {
+  const { page } = await person(browser);
+  await createRoom(page, server.url, { preset: "teams" });
+  await sit(page, 0, "Hal");
+  await page.click('[data-action="start"]');
+  await playSomething(page, [["h2", "h3"]]);
+  // The three CPUs have moved: Red is to move again, and the room is still until Hal moves.
+  await waitForMyTurn(page);
+  const plies = await ply(page);
+  const restarted = server.restart();
+  await page.waitForSelector(".conn-banner.restarting");
+  assert.match(await text(page, ".conn-banner"), /server is restarting/);
+  await restarted;
+  await page.waitForSelector(".conn-banner.lost", { state: "hidden", timeout: 20000 });
+  await waitForMyTurn(page);
+  assert.equal(await ply(page), plies, "the restart lost no move and made none");
+  await playSomething(page, []);
+  await waitForPly(page, plies + 1);
   assert.deepEqual(page.errors, []);
 });

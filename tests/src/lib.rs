@@ -458,12 +458,22 @@ impl ServerProcess {
     /// Runs the binary with `args` and `env`, and waits for its `listening on` line.
     /// Storage is in memory unless `env` names a database (`FOURKINGS_DATABASE`).
     pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
+        ServerProcess::spawn_logging_to(args, env, std::process::Stdio::null())
+    }
+
+    /// Like [`ServerProcess::spawn`], with the server's standard error (its log) going to
+    /// `stderr`.
+    pub fn spawn_logging_to(
+        args: &[&str],
+        env: &[(&str, &str)],
+        stderr: impl Into<std::process::Stdio>,
+    ) -> ServerProcess {
         use std::io::BufRead;
         let mut command = std::process::Command::new(fourkings_binary());
         command
             .args(args)
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null());
+            .stderr(stderr);
         if !env.iter().any(|(key, _)| *key == "FOURKINGS_DATABASE") {
             command.env("FOURKINGS_IN_MEMORY", "true");
         }
@@ -508,5 +518,29 @@ impl Drop for ServerProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// A fresh directory (for a database, a log), removed when dropped.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    /// A new empty directory under the system's temporary directory, named after `purpose`.
+    pub fn new(purpose: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "fourkings-{purpose}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

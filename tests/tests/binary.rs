@@ -6,28 +6,85 @@ use fourkings_protocol::{CreateRoomResponse, ErrorBody, ErrorCode, ServerMessage
 use fourkings_tests::{ServerProcess, fourkings_binary};
 use futures_util::StreamExt;
 
-#[test]
-fn serve_help_lists_every_setting_with_its_default_and_environment_variable() {
+/// One option of `serve --help`: its flag, environment variable and default.
+#[derive(Debug)]
+struct Setting {
+    flag: String,
+    env: Option<String>,
+    default: Option<String>,
+}
+
+/// The options `fourkings serve --help` lists.
+fn settings() -> Vec<Setting> {
     let output = Command::new(fourkings_binary())
         .args(["serve", "--help"])
         .output()
         .unwrap();
     let help = String::from_utf8(output.stdout).unwrap();
-    assert!(help.contains("127.0.0.1:8080"), "{help}");
-    for var in [
-        "FOURKINGS_ADDR",
-        "FOURKINGS_ALLOWED_ORIGINS",
-        "FOURKINGS_MAX_ROOMS",
-        "FOURKINGS_MAX_MESSAGE_BYTES",
-        "FOURKINGS_RATE_PER_SECOND",
-        "FOURKINGS_RATE_BURST",
-        "FOURKINGS_MAX_NAME_CHARS",
-        "FOURKINGS_EVENT_HISTORY",
-        "FOURKINGS_OUTBOUND_QUEUE",
-        "FOURKINGS_SHUTDOWN_SECONDS",
-    ] {
-        assert!(help.contains(var), "{var} in\n{help}");
+    let mut settings: Vec<Setting> = Vec::new();
+    for line in help.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("--") {
+            let flag = rest.split([' ', ',', '=']).next().unwrap_or("");
+            settings.push(Setting {
+                flag: format!("--{flag}"),
+                env: None,
+                default: None,
+            });
+        } else if let Some(setting) = settings.last_mut() {
+            let inner = |prefix: &str| {
+                line.strip_prefix(prefix)
+                    .and_then(|r| r.strip_suffix(']'))
+                    .map(|r| r.trim_end_matches('=').to_owned())
+            };
+            if let Some(env) = inner("[env: ") {
+                setting.env = Some(env);
+            } else if let Some(default) = inner("[default: ") {
+                setting.default = Some(default);
+            }
+        }
     }
+    settings.retain(|s| s.flag != "--help");
+    settings
+}
+
+/// Every setting of `serve --help` has its environment variable, and the README's operations
+/// section lists each one with its flag and its default (in the row of its variable).
+#[test]
+fn every_setting_has_a_variable_and_a_row_in_the_readme_with_its_default() {
+    let settings = settings();
+    assert!(settings.len() >= 25, "{settings:?}");
+    let readme = include_str!("../../README.md");
+    let operations = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Operations"))
+        .expect("an Operations section");
+    for setting in &settings {
+        let env = setting
+            .env
+            .as_deref()
+            .unwrap_or_else(|| panic!("{} has no environment variable", setting.flag));
+        assert!(env.starts_with("FOURKINGS_"), "{env}");
+        let row = operations
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains(&format!("`{env}`")))
+            .unwrap_or_else(|| panic!("no README row for {env}"));
+        assert!(
+            row.contains(&format!("`{}`", setting.flag)),
+            "{}: {row}",
+            setting.flag
+        );
+        if let Some(default) = &setting.default {
+            assert!(
+                row.contains(default.as_str()),
+                "{env}'s default {default}: {row}"
+            );
+        }
+    }
+    assert!(
+        settings
+            .iter()
+            .any(|s| s.flag == "--addr" && s.default.as_deref() == Some("127.0.0.1:8080"))
+    );
 }
 
 #[tokio::test]

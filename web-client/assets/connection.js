@@ -9,6 +9,9 @@ const BACKOFF_FIRST_MS = 500;
 const BACKOFF_CAP_MS = 15000;
 const PING_EVERY_MS = 10000;
 const PONG_WITHIN_MS = 6000;
+// The server's close code for a shutdown (protocol/README.md, "The WebSocket"): it stored every
+// room first, so the client only has to come back once it is up again.
+const SERVER_RESTARTING = 1012;
 
 export class RequestError extends Error {
   constructor(code, message) {
@@ -23,7 +26,8 @@ export class Connection {
    * @param {object} room  what the connection needs from the room's state:
    *   `hello()` → `{seat_tokens, host_token}`, `version()` → the version held or null,
    *   `onSnapshot(msg)`, `onEvent(msg)`, `onLegalMoves(msg)`, `onHello(ack)`,
-   *   `onStatus({state, retryInMs, attempt})`, `onGone()`.
+   *   `onStatus({state, retryInMs, attempt, restarting})`, `onGone()`; `restarting` is true
+   *   from a close for a server restart until the next successful hello.
    */
   constructor(roomId, room) {
     this.roomId = roomId;
@@ -39,6 +43,7 @@ export class Connection {
     this.pongTimer = null;
     this.stopped = false;
     this.state = "connecting";
+    this.restarting = false;
     this.onOnline = () => this.retryNow();
     window.addEventListener("online", this.onOnline);
   }
@@ -57,7 +62,7 @@ export class Connection {
 
   setState(state, extra = {}) {
     this.state = state;
-    this.room.onStatus({ state, attempt: this.attempt, ...extra });
+    this.room.onStatus({ state, attempt: this.attempt, restarting: this.restarting, ...extra });
   }
 
   open() {
@@ -93,6 +98,7 @@ export class Connection {
       for (const { reject } of this.pending.values()) reject(new RequestError("disconnected", "the connection was lost"));
       this.pending.clear();
       if (this.stopped) return;
+      if (e.code === SERVER_RESTARTING) this.restarting = true;
       if (e.code === 1001 && /closed/.test(e.reason)) {
         this.checkGone(true);
         return;
@@ -167,6 +173,7 @@ export class Connection {
       resolve: (ack) => {
         this.ready = true;
         this.attempt = 0;
+        this.restarting = false;
         this.setState("open");
         this.room.onHello(ack);
       },

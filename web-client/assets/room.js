@@ -268,14 +268,16 @@ export function roomPage(roomId, { navigate }) {
       return;
     }
     if (status.state === "connecting") return;
-    if (!wasDisconnected) announceNow("Connection lost. Reconnecting…");
+    // A restart is announced by the server: nothing is wrong on this side, and nothing was lost.
+    const lost = status.restarting ? "The server is restarting." : "Connection lost.";
+    if (!wasDisconnected || (status.restarting && !banner.classList.contains("restarting"))) announceNow(`${lost} Reconnecting…`);
     wasDisconnected = true;
     banner.hidden = false;
-    banner.className = "conn-banner lost";
+    banner.className = status.restarting ? "conn-banner lost restarting" : "conn-banner lost";
     const countdown = h("span", { class: "conn-countdown" });
     fill(
       banner,
-      h("strong", { text: "Connection lost." }),
+      h("strong", { text: lost }),
       status.state === "waiting" ? h("span", {}, " Reconnecting in ", countdown, "…") : h("span", { text: " Reconnecting…" }),
       status.state === "waiting" ? h("button", { class: "btn small", type: "button", text: "Retry now", on: { click: () => conn.retryNow() } }) : null,
     );

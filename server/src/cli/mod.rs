@@ -1,6 +1,7 @@
 //! Command-line parsing and the subcommands.
 
 mod arena;
+mod health;
 mod perft;
 mod serve;
 
@@ -26,6 +27,9 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Play bot against bot (or the random mover) and print a score table.
     Arena(arena::ArenaArgs),
+    /// Ask a running server whether it is up (exit 0) or not (exit 1): for container health
+    /// checks.
+    Health(health::HealthArgs),
 }
 
 /// Runs the command the arguments name.
@@ -33,6 +37,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Arena(args)) => arena::run(&args),
+        Some(Command::Health(args)) => health::run(&args),
         Some(Command::Serve(config)) => serve::run(config),
         Some(Command::Client(args)) => serve::runtime()?.block_on(async {
             let report = fourkings_server::client::run(&args).await?;

@@ -1,6 +1,9 @@
 //! `fourkings serve`: runs the server until SIGINT or SIGTERM.
 
-use fourkings_server::{Config, Server};
+use std::io::IsTerminal;
+
+use fourkings_server::{Config, LogFormat, Server};
+use tracing_subscriber::EnvFilter;
 
 /// The multi-threaded runtime the server runs on.
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -10,13 +13,7 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub(crate) fn run(config: Config) -> anyhow::Result<()> {
-    // Logs go to standard error; standard output carries only the `listening on` line.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    init_logs(&config)?;
     runtime()?.block_on(async {
         // The handlers are in place before anyone can know the server is up: a signal that comes
         // right after the `listening on` line still shuts it down gracefully.
@@ -29,6 +26,27 @@ pub(crate) fn run(config: Config) -> anyhow::Result<()> {
         server.stop().await;
         Ok(())
     })
+}
+
+/// Logs go to standard error (standard output carries only the `listening on` line), readable or
+/// as JSON lines, filtered by `--log` (`RUST_LOG`, when set, wins: the usual way to debug).
+fn init_logs(config: &Config) -> anyhow::Result<()> {
+    let filter = match EnvFilter::try_from_default_env() {
+        Ok(filter) => filter,
+        Err(_) => EnvFilter::try_new(&config.log)
+            .map_err(|e| anyhow::anyhow!("--log {:?}: {e}", config.log))?,
+    };
+    // Colours only for a terminal: a file or a log collector would get the escape codes.
+    let logs = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(filter);
+    match config.log_format {
+        LogFormat::Text => logs.init(),
+        // The room and request spans become fields of every line they contain.
+        LogFormat::Json => logs.json().flatten_event(true).init(),
+    }
+    Ok(())
 }
 
 /// SIGINT (Ctrl-C) and SIGTERM.

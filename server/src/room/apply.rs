@@ -18,6 +18,7 @@ impl Room {
     pub(super) fn commit(&mut self, record: Record) -> Result<(), Reject> {
         self.apply(&record)?;
         if !self.replaying {
+            self.log_record(&record);
             let body = serde_json::to_string(&record).expect("records always serialise");
             let at = self.wall_now();
             self.writes.push(Write::Record {

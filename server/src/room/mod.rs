@@ -6,6 +6,7 @@ mod archive;
 mod chat;
 mod clock;
 mod lobby;
+mod observe;
 mod play;
 mod presence;
 mod record;
@@ -20,10 +21,13 @@ use fourkings_engine::Move;
 use fourkings_protocol::{ClientMessage, RoomInfo, Settings};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 
 use crate::config::Config;
 use crate::connection::{ConnId, Outbox};
 use crate::cpu::CpuPool;
+use crate::metrics::Metrics;
 use crate::storage::RoomLog;
 use crate::storage::writer::StorageHandle;
 pub(crate) use state::Room;
@@ -59,6 +63,8 @@ pub(crate) enum Command {
         conn: ConnId,
         /// The message.
         msg: ClientMessage,
+        /// When the connection read it (a move's round trip is measured from here).
+        received: std::time::Instant,
     },
     /// The room's public state, for `GET /api/rooms/<id>`.
     Info {
@@ -104,6 +110,16 @@ pub(crate) struct RoomContext {
     pub(crate) closed: mpsc::UnboundedSender<String>,
     /// The writer that makes every record durable.
     pub(crate) storage: StorageHandle,
+    /// What the room counts.
+    pub(crate) metrics: Arc<Metrics>,
+    /// Every room's task, so that a shutdown can wait until each has flushed.
+    pub(crate) tasks: TaskTracker,
+}
+
+/// The span every line a room logs is in: its id (the room link's id, not a secret; the tokens
+/// that are secrets never appear in a log line).
+fn room_span(id: &str) -> tracing::Span {
+    tracing::info_span!("room", room = %id)
 }
 
 /// Starts a new room's task and returns its handle and host token. The room's creation is stored
@@ -111,10 +127,12 @@ pub(crate) struct RoomContext {
 pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (RoomHandle, String) {
     let (tx, rx) = mpsc::channel(1024);
     let handle = RoomHandle { tx: tx.clone() };
-    let mut room = Room::new(id, settings, context, &tx);
+    let span = room_span(&id);
+    let tasks = context.tasks.clone();
+    let mut room = span.in_scope(|| Room::new(id, settings, context, &tx));
     room.persist();
     let host_token = room.host_token().to_owned();
-    tokio::spawn(room.run(rx));
+    tasks.spawn(room.run(rx).instrument(span));
     (handle, host_token)
 }
 
@@ -126,8 +144,10 @@ pub(crate) fn restore(
 ) -> Result<RoomHandle, String> {
     let (tx, rx) = mpsc::channel(1024);
     let handle = RoomHandle { tx: tx.clone() };
-    let mut room = Room::restore(log, context, &tx, stopped_at)?;
-    room.resume();
-    tokio::spawn(room.run(rx));
+    let span = room_span(&log.id);
+    let tasks = context.tasks.clone();
+    let mut room = span.in_scope(|| Room::restore(log, context, &tx, stopped_at))?;
+    span.in_scope(|| room.resume());
+    tasks.spawn(room.run(rx).instrument(span));
     Ok(handle)
 }

@@ -12,6 +12,8 @@ use fourkings_engine::{Format, Game, Move, Seat, Square};
 use fourkings_protocol::{ErrorCode, Event, SeatIndex};
 use tokio::time::Instant;
 
+use tracing::Instrument;
+
 use super::record::{GameAction, Record};
 use super::state::{Ack, Reject, Room, SeatSlot, reject};
 use super::{Command, views};
@@ -465,11 +467,17 @@ impl Room {
         self.cpu_job = Some(CpuJob { ply, hash, cancel });
         self.cpu_thinking = true;
         let pool = self.context.cpu.clone();
-        tokio::spawn(async move {
-            if let Some(mv) = pool.think(request).await {
-                let _ = inbox.send(Command::CpuMoved { ply, hash, mv }).await;
+        let metrics = self.context.metrics.clone();
+        let level = request.level;
+        tokio::spawn(
+            async move {
+                if let Some((mv, took)) = pool.think(request).await {
+                    metrics.cpu_turn(level, took);
+                    let _ = inbox.send(Command::CpuMoved { ply, hash, mv }).await;
+                }
             }
-        });
+            .in_current_span(),
+        );
     }
 
     /// A CPU result arrived: play it if it is still for the current position and the CPU still

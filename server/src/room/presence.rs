@@ -26,6 +26,8 @@ impl Room {
             c.seats |= 1 << seat;
         }
         if self.absence[usize::from(seat)].is_some() {
+            self.context.metrics.reconnections.inc();
+            tracing::info!(seat, "player back");
             self.set_absence(seat, StoredAbsence::Present);
         }
     }

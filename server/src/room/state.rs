@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::clock::Clocks;
+use super::observe::{Reported, record_kind, request_span};
 use super::presence::Absence;
 use super::record::{Record, StoredAbsence};
 use super::session::Session;
@@ -155,11 +156,19 @@ pub(crate) struct Room {
     pub(super) archived: bool,
     /// Since when a finished game has waited for a rematch.
     pub(super) finished_since: Option<Instant>,
+    /// What this room last added to the server's gauges.
+    pub(super) reported: Reported,
 }
 
 /// A message to a connection.
 enum Delivery {
     Frame(Utf8Bytes),
+    /// The answer to a move: its round trip ends when it is handed to the connection.
+    Answer {
+        frame: Utf8Bytes,
+        /// When the connection read the move.
+        received: std::time::Instant,
+    },
 }
 
 /// The time base of a restored room.
@@ -218,6 +227,7 @@ impl Room {
             games_played: 0,
             archived: false,
             finished_since: None,
+            reported: Reported::default(),
         };
         let at = crate::storage::writer::now_ms();
         room.writes.push(Write::CreateRoom {
@@ -250,13 +260,19 @@ impl Room {
             at: stopped_at,
         });
         for (at, body) in &log.records {
+            // The messages name records by kind only: a record may hold tokens.
             let record: Record = serde_json::from_str(body)
-                .map_err(|e| format!("room {}: record {body:?}: {e}", log.id))?;
+                .map_err(|e| format!("room {}: a record that cannot be read: {e}", log.id))?;
             if let Some(replay) = &mut room.replay {
                 replay.at = *at;
             }
             room.apply(&record).map_err(|(code, message)| {
-                format!("room {}: {record:?}: {} ({message})", log.id, code.as_str())
+                format!(
+                    "room {}: a {} record: {} ({message})",
+                    log.id,
+                    record_kind(&record),
+                    code.as_str()
+                )
             })?;
         }
         // Published events are not stored: a client behind this version gets a snapshot.
@@ -294,6 +310,7 @@ impl Room {
     /// connected for the idle time), every handle is gone, or the server stops.
     pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
         let shutdown = self.context.shutdown.clone();
+        self.report();
         loop {
             let wake = self.next_deadline();
             tokio::select! {
@@ -307,17 +324,17 @@ impl Room {
                     self.flush();
                 }
                 () = shutdown.cancelled() => {
-                    for conn in self.conns.values() {
-                        conn.outbox.close(1012, "the server is restarting");
-                    }
+                    self.shut_down().await;
                     break;
                 }
             }
             self.persist();
+            self.report();
             if self.closing {
-                tracing::info!(room = %self.id, "closing the room");
+                tracing::info!("closing the room");
                 for conn in self.conns.values() {
-                    conn.outbox.close(1001, "the room has closed");
+                    let (code, reason) = fourkings_protocol::close::ROOM_CLOSED;
+                    conn.outbox.close(code, reason);
                 }
                 let at = crate::storage::writer::now_ms();
                 let close = Write::CloseRoom {
@@ -328,7 +345,29 @@ impl Room {
                 break;
             }
         }
+        self.unreport();
         let _ = self.context.closed.send(self.id.clone());
+    }
+
+    /// The server is stopping: everything this room did is handed to the writer, and what waited
+    /// for it to be durable (acks, events) is delivered once it is; then every connection is told
+    /// the server is restarting, so that its client reconnects with backoff. Requests that come
+    /// in meanwhile are not handled: the client sends them again after reconnecting. The server
+    /// bounds how long this may take.
+    async fn shut_down(&mut self) {
+        self.cancel_cpu();
+        self.persist();
+        while self.durable < self.stored_version {
+            match self.committed.recv().await {
+                Some(upto) => self.made_durable(upto),
+                None => break,
+            }
+        }
+        let (code, reason) = fourkings_protocol::close::SERVER_RESTARTING;
+        for conn in self.conns.values() {
+            conn.outbox.close(code, reason);
+        }
+        tracing::debug!(connections = self.conns.len(), "room flushed for shutdown");
     }
 
     /// The earliest moment a timer needs the room: a turn or bank running out, a grace period
@@ -394,7 +433,14 @@ impl Room {
                 self.conn_gone(conn);
                 self.flush();
             }
-            Command::Message { conn, msg } => self.request(conn, msg),
+            Command::Message {
+                conn,
+                msg,
+                received,
+            } => {
+                let span = request_span(&msg);
+                span.in_scope(|| self.request(conn, msg, received));
+            }
             Command::Info { reply } => {
                 let _ = reply.send(self.info());
             }
@@ -409,9 +455,18 @@ impl Room {
     }
 
     /// Handles one client request: the ack or error first, then the events it caused.
-    fn request(&mut self, conn: ConnId, msg: ClientMessage) {
+    fn request(&mut self, conn: ConnId, msg: ClientMessage, received: std::time::Instant) {
         let req = msg.req();
+        let is_move = matches!(msg, ClientMessage::Move { .. });
         let result = self.dispatch(conn, msg);
+        if is_move {
+            match &result {
+                Ok(_) => {
+                    self.context.metrics.moves_accepted.inc();
+                }
+                Err((code, _)) => self.context.metrics.move_rejected(*code),
+            }
+        }
         let answer = match &result {
             Ok(ack) if ack.pong => ServerMessage::Pong { req },
             Ok(ack) => ServerMessage::Ack {
@@ -426,7 +481,12 @@ impl Room {
                 message: message.clone(),
             },
         };
-        self.send_to(conn, &answer);
+        if is_move {
+            let frame = encode(&answer);
+            self.send_delivery(conn, Delivery::Answer { frame, received });
+        } else {
+            self.send_to(conn, &answer);
+        }
         // A snapshot or a replay already covers this request's own events: the flush below must
         // not send them to this connection a second time.
         let mut covered = None;
@@ -813,18 +873,30 @@ impl Room {
 
     /// Sends `frame` to `conn` now, or once every event it may reflect is durable.
     fn send_frame(&mut self, conn: ConnId, frame: Utf8Bytes) {
+        self.send_delivery(conn, Delivery::Frame(frame));
+    }
+
+    /// Like [`Room::send_frame`], for any delivery.
+    fn send_delivery(&mut self, conn: ConnId, delivery: Delivery) {
         if self.durable < self.version || !self.held.is_empty() {
-            self.held
-                .push_back((self.version, conn, Delivery::Frame(frame)));
+            self.held.push_back((self.version, conn, delivery));
             return;
         }
-        self.deliver(conn, Delivery::Frame(frame));
+        self.deliver(conn, delivery);
     }
 
     fn deliver(&mut self, conn: ConnId, delivery: Delivery) {
         let ok = match (self.conns.get(&conn), delivery) {
             (None, _) => true,
             (Some(c), Delivery::Frame(frame)) => c.outbox.send(frame),
+            (Some(c), Delivery::Answer { frame, received }) => {
+                let sent = c.outbox.send(frame);
+                self.context
+                    .metrics
+                    .move_seconds
+                    .observe(received.elapsed().as_secs_f64());
+                sent
+            }
         };
         if !ok {
             self.drop_conns(vec![conn]);
@@ -876,7 +948,10 @@ impl Room {
     fn drop_conns(&mut self, ids: Vec<ConnId>) {
         for id in ids {
             if let Some(conn) = self.conns.get(&id) {
-                conn.outbox.close(1008, "too slow to keep up; reconnect");
+                let (code, reason) = fourkings_protocol::close::TOO_SLOW;
+                conn.outbox.close(code, reason);
+                self.context.metrics.queue_drops.inc();
+                tracing::info!(conn = id, "a connection too slow to keep up was dropped");
             }
             self.conn_gone(id);
         }

@@ -4,9 +4,13 @@
 use std::sync::mpsc as std_mpsc;
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use tokio::sync::{mpsc, oneshot};
 
 use super::{ArchivedGame, Storage, StorageError, Write};
+use crate::metrics::Metrics;
 
 /// How often the writer stamps the database with "alive", even with nothing else to write.
 const ALIVE_EVERY: Duration = Duration::from_secs(1);
@@ -33,17 +37,35 @@ enum Request {
 #[derive(Clone)]
 pub(crate) struct StorageHandle {
     tx: std_mpsc::Sender<Request>,
+    /// Set when the thread has ended (asked to, or by a panic).
+    finished: Arc<AtomicBool>,
+}
+
+/// Sets its flag when dropped: when the writer thread ends, however it ends.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 impl StorageHandle {
-    /// Starts the writer thread over `storage`.
-    pub(crate) fn start(storage: Box<dyn Storage>) -> StorageHandle {
+    /// Starts the writer thread over `storage`; it counts its commits in `metrics`.
+    pub(crate) fn start(storage: Box<dyn Storage>, metrics: Arc<Metrics>) -> StorageHandle {
         let (tx, rx) = std_mpsc::channel::<Request>();
+        let finished = Arc::new(AtomicBool::new(false));
         std::thread::Builder::new()
             .name("fourkings-storage".into())
-            .spawn(move || run(storage, &rx))
+            .spawn({
+                let finished = SetOnDrop(finished.clone());
+                move || {
+                    let _finished = finished;
+                    run(storage, &rx, &metrics);
+                }
+            })
             .expect("the storage thread starts");
-        StorageHandle { tx }
+        StorageHandle { tx, finished }
     }
 
     /// Queues `writes`; once they are committed, `upto` is sent to `durable`. Never blocks.
@@ -75,6 +97,12 @@ impl StorageHandle {
             .map_err(|_| StorageError::Database("the storage thread has stopped".into()))?
     }
 
+    /// Whether the writer thread still takes writes (it stops only when asked, or if it
+    /// panicked).
+    pub(crate) fn is_running(&self) -> bool {
+        !self.finished.load(Ordering::Relaxed)
+    }
+
     /// Commits what is queued and stops the thread.
     pub(crate) async fn stop(&self) {
         let (done, finished) = oneshot::channel();
@@ -84,7 +112,7 @@ impl StorageHandle {
     }
 }
 
-fn run(mut storage: Box<dyn Storage>, rx: &std_mpsc::Receiver<Request>) {
+fn run(mut storage: Box<dyn Storage>, rx: &std_mpsc::Receiver<Request>, metrics: &Metrics) {
     let mut last_alive = Instant::now() - ALIVE_EVERY;
     let mut last_maintained = Instant::now();
     loop {
@@ -118,17 +146,22 @@ fn run(mut storage: Box<dyn Storage>, rx: &std_mpsc::Receiver<Request>) {
                 next = rx.try_recv().ok();
             }
         }
-        if last_alive.elapsed() >= ALIVE_EVERY {
+        // A stop stamps the moment too: the next start counts the time the server was down
+        // from the very end of this run.
+        if last_alive.elapsed() >= ALIVE_EVERY || stop.is_some() {
             writes.push(Write::Alive { at: now_ms() });
             last_alive = Instant::now();
         }
         if !writes.is_empty() {
             // A failed commit is retried: what the rooms hold back stays held until it succeeds,
             // so nothing is ever shown that is not stored.
+            let began = Instant::now();
             while let Err(error) = storage.write(&writes) {
+                metrics.storage_errors.inc();
                 tracing::error!(%error, "storage write failed; retrying");
                 std::thread::sleep(Duration::from_millis(500));
             }
+            metrics.storage_commit(writes.len(), began.elapsed());
         }
         for (room, upto) in notify {
             let _ = room.send(upto);

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
+use clap::ValueEnum;
 use fourkings_protocol::{ClientMessage, CreateRoomResponse, ServerMessage, SettingsPatch};
-use fourkings_server::{Config, Server};
+use fourkings_server::{Config, Server, StorageSync};
 use futures_util::{SinkExt, StreamExt};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
@@ -28,9 +29,9 @@ struct Args {
     /// Rounds per configuration (alternating).
     #[arg(long, default_value_t = 3)]
     rounds: usize,
-    /// `full` or `normal` SQLite synchronisation.
-    #[arg(long, default_value = "full")]
-    sync: String,
+    /// SQLite synchronisation.
+    #[arg(long, value_enum, default_value_t = StorageSync::Full)]
+    sync: StorageSync,
     /// Fail unless storage keeps at least this share of the throughput.
     #[arg(long)]
     require_ratio: Option<f64>,
@@ -76,7 +77,12 @@ async fn main() -> anyhow::Result<()> {
     let ms = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
     println!(
         "{} rooms, {} rounds of {} s each, alternating; SQLite sync={}; moves/s are the median round's",
-        args.rooms, args.rounds, args.seconds, args.sync
+        args.rooms,
+        args.rounds,
+        args.seconds,
+        args.sync
+            .to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_owned())
     );
     println!(
         "{:<20} {:>12} {:>10} {:>10} {:>10}",
@@ -124,7 +130,7 @@ async fn measure(args: &Args, database: Option<std::path::PathBuf>) -> anyhow::R
     if let Some(path) = database {
         config.in_memory = false;
         config.database = path;
-        config.storage_sync.clone_from(&args.sync);
+        config.storage_sync = args.sync;
     }
     let server = Server::start(config).await?;
     let base = format!("http://{}", server.addr());

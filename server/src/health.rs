@@ -1,0 +1,83 @@
+//! Whether the server is up and whether it is ready for rooms: what `/healthz` and `/readyz`
+//! answer. Up is simply answering at all; ready means storage takes writes, the server is not
+//! shutting down, and it has room for another room.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// What the server knows about its own state that the handlers cannot see elsewhere.
+#[derive(Debug, Default)]
+pub(crate) struct Health {
+    /// Set once a shutdown has begun: nothing new is accepted from then on.
+    draining: AtomicBool,
+}
+
+/// Why the server is not ready, or that it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Readiness {
+    /// Ready for rooms.
+    Ready,
+    /// Shutting down: it refuses new rooms and connections.
+    Draining,
+    /// The storage writer has stopped: nothing could be made durable.
+    StorageStopped,
+    /// It holds as many rooms as it may.
+    Full,
+}
+
+impl Readiness {
+    /// What `/readyz` says, in a word.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Readiness::Ready => "ready",
+            Readiness::Draining => "shutting down",
+            Readiness::StorageStopped => "storage stopped",
+            Readiness::Full => "full",
+        }
+    }
+}
+
+impl Health {
+    pub(crate) fn new() -> Health {
+        Health::default()
+    }
+
+    /// A shutdown has begun.
+    pub(crate) fn drain(&self) {
+        self.draining.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a shutdown has begun.
+    pub(crate) fn draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
+    /// How ready the server is, given whether storage runs and whether it is full; draining
+    /// comes first, since it is the one a load balancer most needs to see.
+    pub(crate) fn readiness(&self, storage_running: bool, full: bool) -> Readiness {
+        if self.draining() {
+            Readiness::Draining
+        } else if !storage_running {
+            Readiness::StorageStopped
+        } else if full {
+            Readiness::Full
+        } else {
+            Readiness::Ready
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Health, Readiness};
+
+    #[test]
+    fn draining_comes_before_every_other_reason() {
+        let health = Health::new();
+        assert_eq!(health.readiness(true, false), Readiness::Ready);
+        assert_eq!(health.readiness(false, false), Readiness::StorageStopped);
+        assert_eq!(health.readiness(true, true), Readiness::Full);
+        health.drain();
+        assert_eq!(health.readiness(true, false), Readiness::Draining);
+        assert_eq!(health.readiness(false, true), Readiness::Draining);
+    }
+}

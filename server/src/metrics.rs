@@ -1,0 +1,270 @@
+//! Prometheus metrics: what the server counts, and the text that `/metrics` serves.
+//!
+//! Every metric is registered once, when the server starts, and every label value is resolved to
+//! its own handle then: the paths that run for each move (its ack, its broadcast, its commit) only
+//! touch atomics (a histogram takes a short lock), with no allocation and no label lookup. Each
+//! server has a registry of its own, so that several servers in one process (the tests) count
+//! apart.
+
+use std::time::Duration;
+
+use fourkings_protocol::{CpuLevel, ErrorCode, GameStatus};
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+/// The content type of the text `/metrics` serves (OpenMetrics, which Prometheus reads).
+pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// One label, e.g. `state="playing"`.
+type Label = [(&'static str, &'static str); 1];
+
+/// Every metric the server keeps, each a handle ready to use.
+pub(crate) struct Metrics {
+    /// What `/metrics` encodes.
+    registry: Registry,
+    /// Rooms held, by [`GameStatus`] (lobby, playing, finished), in that order.
+    rooms: [Gauge; 3],
+    /// Connections that hold at least one seat.
+    pub(crate) players: Gauge,
+    /// Connections that hold no seat.
+    pub(crate) spectators: Gauge,
+    /// Moves accepted (acknowledged).
+    pub(crate) moves_accepted: Counter,
+    /// Moves refused, by error code: a series appears with its code's first refusal (a move can
+    /// be refused for a dozen of the codes, and refusals are not the hot path).
+    moves_rejected: Family<Label, Counter>,
+    /// From a move request's arrival to its answer being handed to the connection (an ack
+    /// waits for the move to be durable).
+    pub(crate) move_seconds: Histogram,
+    /// Connections closed because their outbound queue was full.
+    pub(crate) queue_drops: Counter,
+    /// Players who came back to a seat they had dropped (once per seat).
+    pub(crate) reconnections: Counter,
+    /// CPU moves chosen, by level (easy, medium, hard).
+    cpu_turns: [Counter; 3],
+    /// How long choosing a CPU move took on its thread, by level.
+    cpu_think_seconds: [Histogram; 3],
+    /// Storage writes in each transaction.
+    pub(crate) storage_batch_writes: Histogram,
+    /// How long each transaction took to commit.
+    pub(crate) storage_commit_seconds: Histogram,
+    /// Transactions that failed (and were retried).
+    pub(crate) storage_errors: Counter,
+}
+
+/// Buckets for times that are usually well under a millisecond but can reach seconds.
+const SECONDS_BUCKETS: [f64; 14] = [
+    0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+];
+/// Buckets for a CPU player's thinking: from a random move to the hard level's seconds.
+const THINK_BUCKETS: [f64; 13] = [
+    0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.5, 4.0, 6.0, 10.0,
+];
+/// Buckets for the writes in one transaction: one room's move up to hundreds of rooms' at once.
+const BATCH_BUCKETS: [f64; 12] = [
+    1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0,
+];
+
+/// The three CPU levels, in the order of the per-level arrays.
+const LEVELS: [CpuLevel; 3] = [CpuLevel::Easy, CpuLevel::Medium, CpuLevel::Hard];
+/// The three room states, in the order of [`Metrics::rooms`].
+const STATES: [GameStatus; 3] = [GameStatus::Lobby, GameStatus::Playing, GameStatus::Finished];
+
+impl Metrics {
+    /// Registers every metric in a registry of its own.
+    pub(crate) fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("fourkings");
+        let rooms = Family::<Label, Gauge>::default();
+        registry.register(
+            "rooms",
+            "Rooms held, by state: lobby, playing or finished",
+            rooms.clone(),
+        );
+        let clients = Family::<Label, Gauge>::default();
+        registry.register(
+            "connected_clients",
+            "WebSocket connections, by role: player (holds a seat) or spectator (holds none)",
+            clients.clone(),
+        );
+        let moves_accepted = Counter::default();
+        registry.register(
+            "moves_accepted",
+            "Moves accepted and acknowledged",
+            moves_accepted.clone(),
+        );
+        let rejected = Family::<Label, Counter>::default();
+        registry.register(
+            "moves_rejected",
+            "Moves refused, by error code",
+            rejected.clone(),
+        );
+        let move_seconds = Histogram::new(SECONDS_BUCKETS);
+        registry.register(
+            "move_round_trip_seconds",
+            "From a move's arrival to its answer being queued for the client (an ack waits for \
+             the move to be durable)",
+            move_seconds.clone(),
+        );
+        let queue_drops = Counter::default();
+        registry.register(
+            "broadcast_queue_drops",
+            "Connections closed because their outbound queue was full (too slow to keep up)",
+            queue_drops.clone(),
+        );
+        let reconnections = Counter::default();
+        registry.register(
+            "reconnections",
+            "Players who came back to a seat they had dropped (counted per seat)",
+            reconnections.clone(),
+        );
+        let cpu_turns = Family::<Label, Counter>::default();
+        registry.register(
+            "cpu_turns",
+            "Moves chosen by the CPU (for CPU seats and for absent or timed-out players), by level",
+            cpu_turns.clone(),
+        );
+        let cpu_think =
+            Family::<Label, Histogram>::new_with_constructor(|| Histogram::new(THINK_BUCKETS));
+        registry.register(
+            "cpu_think_seconds",
+            "How long the CPU took to choose a move, on its thread, by level",
+            cpu_think.clone(),
+        );
+        let storage_batch_writes = Histogram::new(BATCH_BUCKETS);
+        registry.register(
+            "storage_batch_writes",
+            "Storage writes (records, versions, archived games...) committed in one transaction",
+            storage_batch_writes.clone(),
+        );
+        let storage_commit_seconds = Histogram::new(SECONDS_BUCKETS);
+        registry.register(
+            "storage_commit_seconds",
+            "How long one storage transaction took to commit",
+            storage_commit_seconds.clone(),
+        );
+        let storage_errors = Counter::default();
+        registry.register(
+            "storage_errors",
+            "Storage transactions that failed (each is retried until it succeeds)",
+            storage_errors.clone(),
+        );
+        Metrics {
+            rooms: STATES.map(|s| rooms.get_or_create_owned(&[("state", status_name(s))])),
+            players: clients.get_or_create_owned(&[("role", "player")]),
+            spectators: clients.get_or_create_owned(&[("role", "spectator")]),
+            moves_accepted,
+            moves_rejected: rejected,
+            move_seconds,
+            queue_drops,
+            reconnections,
+            cpu_turns: LEVELS.map(|l| cpu_turns.get_or_create_owned(&[("level", level_name(l))])),
+            cpu_think_seconds: LEVELS
+                .map(|l| cpu_think.get_or_create_owned(&[("level", level_name(l))])),
+            storage_batch_writes,
+            storage_commit_seconds,
+            storage_errors,
+            registry,
+        }
+    }
+
+    /// The gauge of rooms in `status`.
+    pub(crate) fn rooms(&self, status: GameStatus) -> &Gauge {
+        &self.rooms[match status {
+            GameStatus::Lobby => 0,
+            GameStatus::Playing => 1,
+            GameStatus::Finished => 2,
+        }]
+    }
+
+    /// Counts a refused move.
+    pub(crate) fn move_rejected(&self, code: ErrorCode) {
+        self.moves_rejected
+            .get_or_create(&[("code", code.as_str())])
+            .inc();
+    }
+
+    /// Counts a CPU move and how long it took to choose.
+    pub(crate) fn cpu_turn(&self, level: CpuLevel, took: Duration) {
+        let index = match level {
+            CpuLevel::Easy => 0,
+            CpuLevel::Medium => 1,
+            CpuLevel::Hard => 2,
+        };
+        self.cpu_turns[index].inc();
+        self.cpu_think_seconds[index].observe(took.as_secs_f64());
+    }
+
+    /// Counts one storage transaction: its writes and how long it took.
+    pub(crate) fn storage_commit(&self, writes: usize, took: Duration) {
+        self.storage_batch_writes.observe(writes as f64);
+        self.storage_commit_seconds.observe(took.as_secs_f64());
+    }
+
+    /// Everything, in the text format.
+    pub(crate) fn render(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut text, &self.registry);
+        text
+    }
+}
+
+/// `lobby`, `playing`, `finished`.
+fn status_name(status: GameStatus) -> &'static str {
+    match status {
+        GameStatus::Lobby => "lobby",
+        GameStatus::Playing => "playing",
+        GameStatus::Finished => "finished",
+    }
+}
+
+/// `easy`, `medium`, `hard`.
+fn level_name(level: CpuLevel) -> &'static str {
+    match level {
+        CpuLevel::Easy => "easy",
+        CpuLevel::Medium => "medium",
+        CpuLevel::Hard => "hard",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fourkings_protocol::{CpuLevel, ErrorCode, GameStatus};
+
+    use super::Metrics;
+
+    #[test]
+    fn the_text_names_every_metric_with_its_labels() {
+        let metrics = Metrics::new();
+        metrics.rooms(GameStatus::Playing).inc();
+        metrics.move_rejected(ErrorCode::IllegalMove);
+        metrics.move_rejected(ErrorCode::IllegalMove);
+        metrics.cpu_turn(CpuLevel::Hard, std::time::Duration::from_millis(700));
+        metrics.move_seconds.observe(0.003);
+        let text = metrics.render();
+        for line in [
+            "fourkings_rooms{state=\"playing\"} 1",
+            "fourkings_rooms{state=\"lobby\"} 0",
+            "fourkings_moves_rejected_total{code=\"illegal_move\"} 2",
+            "fourkings_cpu_turns_total{level=\"hard\"} 1",
+            "fourkings_cpu_think_seconds_bucket{le=\"1.0\",level=\"hard\"} 1",
+            "fourkings_cpu_think_seconds_bucket{le=\"0.5\",level=\"hard\"} 0",
+            "fourkings_move_round_trip_seconds_count 1",
+            "fourkings_move_round_trip_seconds_bucket{le=\"0.005\"} 1",
+            "fourkings_connected_clients{role=\"spectator\"} 0",
+            "fourkings_storage_commit_seconds_count 0",
+            "fourkings_broadcast_queue_drops_total 0",
+            "fourkings_reconnections_total 0",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+        }
+        assert!(
+            !text.contains("not_your_turn"),
+            "no refusal, no series:\n{text}"
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! What a room tells the people who run the server: its share of the metrics (its state, its
+//! connections by role) and the context and content of its log lines.
+//!
+//! Every line a room logs is inside its task's `room` span (the room id); a request's lines are
+//! inside a `request` span that names the seat it acts for. Nothing here ever logs a token: log
+//! lines name records and requests by kind and seat, never by their contents.
+
+use fourkings_protocol::{ClientMessage, GameStatus, SeatIndex};
+
+use super::record::{GameAction, Record, StoredSlot};
+use super::state::Room;
+
+/// What this room last added to the server's gauges, so that it moves them by the differences
+/// only, and takes its share out when it ends.
+#[derive(Debug, Default)]
+pub(crate) struct Reported {
+    /// The state it is counted in.
+    status: Option<GameStatus>,
+    /// Its connections that hold a seat.
+    players: i64,
+    /// Its connections that hold none.
+    spectators: i64,
+}
+
+impl Room {
+    /// Brings the gauges up to date with this room. Called after each command: it compares a few
+    /// numbers and touches the shared gauges only when one changed.
+    pub(super) fn report(&mut self) {
+        let status = self.status();
+        let players = self.conns.values().filter(|c| c.seats != 0).count() as i64;
+        let spectators = self.conns.len() as i64 - players;
+        self.report_as(Some(status), players, spectators);
+    }
+
+    /// Takes this room out of the gauges: it has ended.
+    pub(super) fn unreport(&mut self) {
+        self.report_as(None, 0, 0);
+    }
+
+    fn report_as(&mut self, status: Option<GameStatus>, players: i64, spectators: i64) {
+        let metrics = &self.context.metrics;
+        if self.reported.status != status {
+            if let Some(old) = self.reported.status {
+                metrics.rooms(old).dec();
+            }
+            if let Some(new) = status {
+                metrics.rooms(new).inc();
+            }
+            self.reported.status = status;
+        }
+        if self.reported.players != players {
+            metrics.players.inc_by(players - self.reported.players);
+            self.reported.players = players;
+        }
+        if self.reported.spectators != spectators {
+            metrics
+                .spectators
+                .inc_by(spectators - self.reported.spectators);
+            self.reported.spectators = spectators;
+        }
+    }
+
+    /// Logs a change the room just made (not on replay: a restored room's history was logged
+    /// when it happened).
+    pub(super) fn log_record(&self, record: &Record) {
+        match record {
+            Record::Created { settings, .. } => {
+                tracing::info!(preset = %settings.preset, "room created");
+            }
+            Record::Seat { seat, slot } => {
+                let occupant = match slot {
+                    StoredSlot::Empty => "empty",
+                    StoredSlot::Human { .. } => "person",
+                    StoredSlot::Cpu { .. } => "cpu",
+                };
+                tracing::debug!(seat, occupant, "seat changed");
+            }
+            Record::Permute { to } => tracing::debug!(?to, "players moved"),
+            Record::Settings { .. } => tracing::debug!("settings changed"),
+            Record::Host { seat, .. } => tracing::debug!(seat, "host role handed over"),
+            Record::HostSeat { seat } => tracing::debug!(seat, "host seat"),
+            Record::GameStarted { first_seat, .. } => {
+                tracing::info!(game = self.games_played, first_seat, "game started");
+            }
+            Record::Game { action } => {
+                let (kind, seat) = describe_action(action);
+                tracing::debug!(seat, action = kind, ply = self.ply(), "game");
+            }
+            Record::TurnExpired => tracing::debug!(seat = self.to_move(), "turn limit ran out"),
+            Record::Absence { seat, absence } => tracing::debug!(seat, ?absence, "presence"),
+            Record::Chat { line, .. } => tracing::debug!(seat = line.seat, "chat"),
+            Record::FirstSeat { seat } => tracing::debug!(seat, "first seat"),
+            Record::Session { .. } => tracing::debug!("switch-partners session"),
+        }
+    }
+
+    /// The number of plies played, if a game is on.
+    fn ply(&self) -> Option<u32> {
+        self.game.as_ref().map(fourkings_engine::Game::ply_count)
+    }
+
+    /// The seat to move, if a game is on.
+    fn to_move(&self) -> Option<SeatIndex> {
+        let seat = self.game.as_ref()?.to_move()?;
+        Some(seat.index() as SeatIndex)
+    }
+}
+
+/// The span a request is handled in: its id, its kind and the seat it acts for. A `debug` span:
+/// with the usual `info` logging it is never built.
+pub(super) fn request_span(msg: &ClientMessage) -> tracing::Span {
+    let (kind, seat) = describe_request(msg);
+    tracing::debug_span!("request", req = msg.req(), kind, seat)
+}
+
+/// A request's kind and the seat it acts for, if any: never its tokens.
+fn describe_request(msg: &ClientMessage) -> (&'static str, Option<SeatIndex>) {
+    match msg {
+        ClientMessage::Hello { .. } => ("hello", None),
+        ClientMessage::TakeSeat { seat, .. } => ("take_seat", Some(*seat)),
+        ClientMessage::LeaveSeat { seat, .. } => ("leave_seat", Some(*seat)),
+        ClientMessage::UpdateSettings { .. } => ("update_settings", None),
+        ClientMessage::SetCpu { seat, .. } => ("set_cpu", Some(*seat)),
+        ClientMessage::MovePlayer { from, .. } => ("move_player", Some(*from)),
+        ClientMessage::RemovePlayer { seat, .. } => ("remove_player", Some(*seat)),
+        ClientMessage::TransferHost { seat, .. } => ("transfer_host", Some(*seat)),
+        ClientMessage::Start { .. } => ("start", None),
+        ClientMessage::Move { seat, .. } => ("move", Some(*seat)),
+        ClientMessage::Resign { seat, .. } => ("resign", Some(*seat)),
+        ClientMessage::AnswerResignation { seat, .. } => ("answer_resignation", Some(*seat)),
+        ClientMessage::OfferDraw { seat, .. } => ("offer_draw", Some(*seat)),
+        ClientMessage::AnswerDraw { seat, .. } => ("answer_draw", Some(*seat)),
+        ClientMessage::TakeBack { seat, .. } => ("take_back", Some(*seat)),
+        ClientMessage::ClaimWin { seat, .. } => ("claim_win", Some(*seat)),
+        ClientMessage::Chat { seat, .. } => ("chat", *seat),
+        ClientMessage::Rematch { .. } => ("rematch", None),
+        ClientMessage::Resync { .. } => ("resync", None),
+        ClientMessage::Ping { .. } => ("ping", None),
+    }
+}
+
+/// A game action's kind and the seat it is for (`None` for a walking king's move).
+fn describe_action(action: &GameAction) -> (&'static str, Option<SeatIndex>) {
+    match action {
+        // `automatic`: the CPU played it for a person (away, or out of time).
+        GameAction::Move {
+            seat, automatic, ..
+        } => (
+            if *automatic { "automatic_move" } else { "move" },
+            Some(*seat),
+        ),
+        GameAction::Walk { .. } => ("walking_king", None),
+        GameAction::Resign { seat } => ("resign", Some(*seat)),
+        GameAction::AnswerResignation { seat, .. } => ("answer_resignation", Some(*seat)),
+        GameAction::OfferDraw { seat } => ("offer_draw", Some(*seat)),
+        GameAction::AcceptDraw { seat } => ("accept_draw", Some(*seat)),
+        GameAction::DeclineDraw { seat } => ("decline_draw", Some(*seat)),
+        GameAction::TakeBack { seat } => ("take_back", Some(*seat)),
+        GameAction::ClaimWin { seat } => ("claim_win", Some(*seat)),
+        GameAction::TimeOut { seat } => ("time_out", Some(*seat)),
+        GameAction::Abandon { seat } => ("abandon", Some(*seat)),
+    }
+}
+
+/// A record's kind, for error messages that must not quote the record (it may hold tokens).
+pub(super) fn record_kind(record: &Record) -> &'static str {
+    match record {
+        Record::Created { .. } => "created",
+        Record::Seat { .. } => "seat",
+        Record::Permute { .. } => "permute",
+        Record::Settings { .. } => "settings",
+        Record::Host { .. } => "host",
+        Record::HostSeat { .. } => "host_seat",
+        Record::GameStarted { .. } => "game_started",
+        Record::Game { .. } => "game",
+        Record::TurnExpired => "turn_expired",
+        Record::Absence { .. } => "absence",
+        Record::Chat { .. } => "chat",
+        Record::FirstSeat { .. } => "first_seat",
+        Record::Session { .. } => "session",
+    }
+}

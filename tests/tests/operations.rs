@@ -1,0 +1,353 @@
+//! Issue 9, items 2 and 3: health, readiness and metrics, through the real HTTP routes.
+//!
+//! The metrics test plays a game to its end (and a room with CPU seats alongside), then scrapes
+//! `/metrics` and checks that each counter moved by exactly what was done: rooms by state,
+//! players and spectators, moves accepted and refused by code, one round trip measured per
+//! answered move, a reconnection, CPU turns and their think time, storage commits.
+//!
+//! Item 6's bound: a shutdown ends within its configured time even when storage hangs.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use fourkings_protocol::{
+    ChatChannel, ClientMessage, ErrorBody, ErrorCode, Event, Presence, ServerMessage, SettingsPatch,
+};
+use fourkings_server::storage::memory::MemoryStorage;
+use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
+use fourkings_tests::{Table, TestServer};
+
+/// The samples of a scrape: `name{labels}` → value.
+async fn scrape(server: &TestServer) -> BTreeMap<String, f64> {
+    let response = server.get("/metrics").await;
+    assert_eq!(response.status(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        content_type.starts_with("application/openmetrics-text"),
+        "{content_type}"
+    );
+    let text = response.text().await.unwrap();
+    assert!(text.trim_end().ends_with("# EOF"), "{text}");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (series, value) = l.rsplit_once(' ').expect("a sample");
+            (series.to_owned(), value.parse().expect("a number"))
+        })
+        .collect()
+}
+
+/// The value of one series (0 when it has not appeared yet).
+fn value(samples: &BTreeMap<String, f64>, series: &str) -> f64 {
+    samples.get(series).copied().unwrap_or(0.0)
+}
+
+/// The sum of every series of `name` (over all its labels).
+fn total(samples: &BTreeMap<String, f64>, name: &str) -> f64 {
+    samples
+        .iter()
+        .filter(|(series, _)| series.as_str() == name || series.starts_with(&format!("{name}{{")))
+        .map(|(_, v)| v)
+        .sum()
+}
+
+#[tokio::test]
+async fn metrics_count_what_a_game_did() {
+    let server = TestServer::start().await;
+    let before = scrape(&server).await;
+    assert_eq!(total(&before, "fourkings_moves_accepted_total"), 0.0);
+    assert_eq!(total(&before, "fourkings_rooms"), 0.0);
+
+    // Four people play a round, one move is refused twice, a player drops and comes back.
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    for (ply, (seat, mv)) in [(0u8, "h2h3"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")]
+        .into_iter()
+        .enumerate()
+    {
+        let answer = table.play(seat, ply as u32, mv).await;
+        assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    }
+    let answer = table.play(1, 4, "c7d7").await;
+    assert!(
+        matches!(
+            answer,
+            ServerMessage::Error {
+                code: ErrorCode::NotYourTurn,
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+    let answer = table.play(0, 4, "h3h9").await;
+    assert!(
+        matches!(
+            answer,
+            ServerMessage::Error {
+                code: ErrorCode::IllegalMove,
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+    let blue = table.players.remove(1);
+    blue.close().await;
+    // Once the room counts Blue away, Blue's return is a reconnection.
+    table.players[0]
+        .event_where(|_, e| {
+            matches!(
+                e,
+                Event::Presence {
+                    seat: 1,
+                    presence: Presence::Away,
+                    ..
+                }
+            )
+            .then_some(())
+        })
+        .await;
+    let (mut blue, _) = server.connect(&table.room.id).await;
+    let token = table.tokens[1].clone();
+    blue.ok(|req| ClientMessage::Hello {
+        req,
+        seat_tokens: vec![token],
+        host_token: None,
+        since: None,
+    })
+    .await;
+    table.players.insert(1, blue);
+    // Red resigns: the game is over.
+    let red = table.tokens[0].clone();
+    table.players[0]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: 0,
+            token: red,
+        })
+        .await;
+
+    // A person with three CPUs, watched by a spectator: the CPUs answer the person's move.
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut person, _) = server.connect(&room.id).await;
+    let token = person.take_seat(0, "solo").await;
+    let host_token = room.host_token.clone();
+    person
+        .ok(|req| ClientMessage::Start { req, host_token })
+        .await;
+    let (mut spectator, _) = server.connect(&room.id).await;
+    let answer = person
+        .request(|req| ClientMessage::Move {
+            req,
+            seat: 0,
+            token: token.clone(),
+            ply: 0,
+            mv: "h2h3".into(),
+        })
+        .await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    // The three CPU moves have been played once the person may move again.
+    let legal = person.legal_moves().await;
+    assert_eq!((legal.seat, legal.ply), (0, 4));
+    spectator.drain().await;
+
+    let after = scrape(&server).await;
+    let rooms = |state: &str| value(&after, &format!("fourkings_rooms{{state=\"{state}\"}}"));
+    assert_eq!(
+        (rooms("lobby"), rooms("playing"), rooms("finished")),
+        (0.0, 1.0, 1.0)
+    );
+    let clients = |role: &str| {
+        value(
+            &after,
+            &format!("fourkings_connected_clients{{role=\"{role}\"}}"),
+        )
+    };
+    assert_eq!((clients("player"), clients("spectator")), (5.0, 1.0));
+    assert_eq!(value(&after, "fourkings_moves_accepted_total"), 5.0);
+    let rejected = |code: &str| {
+        value(
+            &after,
+            &format!("fourkings_moves_rejected_total{{code=\"{code}\"}}"),
+        )
+    };
+    assert_eq!(
+        (rejected("not_your_turn"), rejected("illegal_move")),
+        (1.0, 1.0)
+    );
+    assert_eq!(total(&after, "fourkings_moves_rejected_total"), 2.0);
+    // Every answered move, accepted or not, is one round trip.
+    assert_eq!(
+        value(&after, "fourkings_move_round_trip_seconds_count"),
+        7.0
+    );
+    assert!(value(&after, "fourkings_move_round_trip_seconds_sum") > 0.0);
+    assert_eq!(value(&after, "fourkings_reconnections_total"), 1.0);
+    assert!(total(&after, "fourkings_cpu_turns_total") >= 3.0);
+    assert_eq!(
+        total(&after, "fourkings_cpu_turns_total"),
+        total(&after, "fourkings_cpu_think_seconds_count")
+    );
+    let commits = value(&after, "fourkings_storage_commit_seconds_count");
+    assert!(commits >= 1.0);
+    assert_eq!(
+        value(&after, "fourkings_storage_batch_writes_count"),
+        commits
+    );
+    // Each accepted move is a record, and more records came with seats, the start, the result.
+    assert!(value(&after, "fourkings_storage_batch_writes_sum") >= 5.0 + 8.0);
+    assert_eq!(value(&after, "fourkings_broadcast_queue_drops_total"), 0.0);
+    server.server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_dropped_for_a_full_queue_is_counted() {
+    let server = TestServer::with(|c| {
+        c.outbound_queue = 2;
+        c.rate_per_second = 100_000;
+        c.rate_burst = 100_000;
+    })
+    .await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut client, _) = server.connect(&room.id).await;
+    // A burst of requests, each answered with an ack and an event, read by nobody.
+    for i in 0..500u32 {
+        let update = ClientMessage::UpdateSettings {
+            req: u64::from(i),
+            host_token: room.host_token.clone(),
+            settings: SettingsPatch {
+                castling: Some(i % 2 == 0),
+                ..SettingsPatch::default()
+            },
+        };
+        if client
+            .try_send_text(&serde_json::to_string(&update).unwrap())
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    let (_, code) = client.until_closed().await;
+    assert_eq!(code, Some(1008));
+    let samples = scrape(&server).await;
+    assert_eq!(
+        value(&samples, "fourkings_broadcast_queue_drops_total"),
+        1.0
+    );
+    server.server.stop().await;
+}
+
+#[tokio::test]
+async fn a_draining_server_is_up_but_not_ready_and_takes_nothing_new() {
+    let server = TestServer::start().await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let healthz = server.get("/healthz").await;
+    assert_eq!(healthz.status(), 200);
+    let readyz = server.get("/readyz").await;
+    assert_eq!(readyz.status(), 200);
+    assert_eq!(readyz.text().await.unwrap(), "ready");
+    let (mut watcher, _) = server.connect(&room.id).await;
+
+    server.server.drain();
+    let readyz = server.get("/readyz").await;
+    assert_eq!(readyz.status(), 503);
+    assert_eq!(readyz.text().await.unwrap(), "shutting down");
+    assert_eq!(server.get("/healthz").await.status(), 200, "still up");
+    let refused = server.post_room("{}").await;
+    assert_eq!(refused.status(), 503);
+    assert_eq!(
+        refused.json::<ErrorBody>().await.unwrap().code,
+        ErrorCode::ShuttingDown
+    );
+    assert!(
+        server.connect_raw(&room.id, None).await.is_err(),
+        "no new WebSocket"
+    );
+    // What is already there carries on until the stop.
+    watcher.drain().await;
+    let closing = tokio::spawn(async move {
+        let (_, code) = watcher.until_closed().await;
+        code
+    });
+    server.server.stop().await;
+    assert_eq!(
+        closing.await.unwrap(),
+        Some(fourkings_protocol::close::SERVER_RESTARTING.0)
+    );
+}
+
+#[tokio::test]
+async fn a_full_server_is_not_ready() {
+    let server = TestServer::with(|c| c.max_rooms = 1).await;
+    assert_eq!(server.get("/readyz").await.status(), 200);
+    server.create_room(&SettingsPatch::default()).await;
+    let readyz = server.get("/readyz").await;
+    assert_eq!(readyz.status(), 503);
+    assert_eq!(readyz.text().await.unwrap(), "full");
+    server.server.stop().await;
+}
+
+/// Storage in memory whose writes hang once `hang` is set, until the test ends.
+struct HangingStorage {
+    inner: MemoryStorage,
+    hang: Arc<AtomicBool>,
+    release: std::sync::mpsc::Receiver<()>,
+}
+
+impl Storage for HangingStorage {
+    fn load(&mut self) -> Result<Loaded, StorageError> {
+        self.inner.load()
+    }
+
+    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
+        if self.hang.load(Ordering::SeqCst) {
+            // Returns when the test drops the sender.
+            let _ = self.release.recv();
+        }
+        self.inner.write(writes)
+    }
+
+    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
+        self.inner.game(id)
+    }
+}
+
+#[tokio::test]
+async fn a_shutdown_ends_within_its_time_even_when_storage_hangs() {
+    let hang = Arc::new(AtomicBool::new(false));
+    let (_release, release) = std::sync::mpsc::channel();
+    let storage = HangingStorage {
+        inner: MemoryStorage::new(),
+        hang: hang.clone(),
+        release,
+    };
+    let server = TestServer::with_storage(|c| c.shutdown_seconds = 0.3, Box::new(storage)).await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut watcher, _) = server.connect(&room.id).await;
+    hang.store(true, Ordering::SeqCst);
+    // A chat line: the room hands it to storage, which never finishes; the room waits for it.
+    watcher
+        .send(&ClientMessage::Chat {
+            req: 1,
+            channel: ChatChannel::Spectators,
+            text: "hello".into(),
+            seat: None,
+            token: None,
+        })
+        .await;
+    let began = Instant::now();
+    // Bounded here too, so that a shutdown that hangs fails the test rather than stalling it.
+    tokio::time::timeout(Duration::from_secs(10), server.server.stop())
+        .await
+        .expect("the shutdown ends");
+    let took = began.elapsed();
+    // The time, then a moment for storage and one for HTTP.
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_millis(1500),
+        "{took:?}"
+    );
+}
