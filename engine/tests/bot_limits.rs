@@ -73,7 +73,7 @@ fn a_move_never_takes_longer_than_its_time_budget_and_a_tenth() {
         // How long the thread may wait for the processor before an attempt says nothing about
         // the search: on a shared machine another process can take it away at any moment.
         let descheduled = budget / 20;
-        let mut undisturbed = false;
+        let mut within = false;
         for _ in 0..ATTEMPTS {
             let (wall, cpu) = (Instant::now(), ThreadTime::now());
             let r = unlimited
@@ -86,16 +86,20 @@ fn a_move_never_takes_longer_than_its_time_budget_and_a_tenth() {
                 computed <= limit,
                 "{computed:?} of computing for a budget of {budget:?}"
             );
-            if took.saturating_sub(computed) > descheduled {
-                continue;
+            if took <= limit {
+                within = true;
+                break;
             }
-            assert!(took <= limit, "{took:?} for a budget of {budget:?}");
-            undisturbed = true;
-            break;
+            // Over the limit: the search's fault unless the scheduler explains it, in which case
+            // this attempt says nothing and another one is made.
+            assert!(
+                took.saturating_sub(computed) > descheduled,
+                "{took:?} for a budget of {budget:?}, {computed:?} of it computing"
+            );
         }
         assert!(
-            undisturbed,
-            "{budget:?}: the machine took the processor away in each of {ATTEMPTS} attempts"
+            within,
+            "{budget:?}: over the limit in each of {ATTEMPTS} attempts, the machine being busy"
         );
     }
 }
