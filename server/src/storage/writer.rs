@@ -2,6 +2,7 @@
 //! for before it lets anything be seen.
 
 use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
@@ -14,7 +15,7 @@ const ALIVE_EVERY: Duration = Duration::from_secs(1);
 const MAX_BATCH: usize = 512;
 
 /// What the writer thread takes.
-enum Request {
+pub(crate) enum Request {
     /// Writes for one room; when committed, `upto` is sent to `durable`.
     Write {
         writes: Vec<Write>,
@@ -29,37 +30,76 @@ enum Request {
     Stop { done: oneshot::Sender<()> },
 }
 
-/// A cheap handle on the writer thread.
+/// A cheap handle on the writer thread, or on a store written in place.
 #[derive(Clone)]
-pub(crate) struct StorageHandle {
-    tx: std_mpsc::Sender<Request>,
+pub(crate) enum StorageHandle {
+    /// Storage that waits (a disk): written by the writer thread, in group commits.
+    Thread(std_mpsc::Sender<Request>),
+    /// Storage that never waits ([`Storage::is_immediate`]): written by the caller. The lock is
+    /// held for a few map insertions, never across an `.await`.
+    Immediate(Arc<Mutex<Box<dyn Storage>>>),
+}
+
+/// Whether a write is durable yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Written {
+    /// Already: whatever waited for it may go out now.
+    Now,
+    /// Later: the writer reports the version to the room's channel once it has committed.
+    Later,
 }
 
 impl StorageHandle {
-    /// Starts the writer thread over `storage`.
+    /// Starts the writer thread over `storage`, or keeps it in place if it never waits.
     pub(crate) fn start(storage: Box<dyn Storage>) -> StorageHandle {
+        if storage.is_immediate() {
+            return StorageHandle::Immediate(Arc::new(Mutex::new(storage)));
+        }
         let (tx, rx) = std_mpsc::channel::<Request>();
         std::thread::Builder::new()
             .name("fourkings-storage".into())
             .spawn(move || run(storage, &rx))
             .expect("the storage thread starts");
-        StorageHandle { tx }
+        StorageHandle::Thread(tx)
     }
 
-    /// Queues `writes`; once they are committed, `upto` is sent to `durable`. Never blocks.
+    /// Queues `writes`; once they are committed, `upto` is sent to `durable`, unless they were
+    /// committed at once ([`Written::Now`]: nothing is sent then). Never blocks on a disk.
     pub(crate) fn write(
         &self,
         writes: Vec<Write>,
         durable: Option<(mpsc::UnboundedSender<u64>, u64)>,
-    ) {
-        let _ = self.tx.send(Request::Write { writes, durable });
+    ) -> Written {
+        match self {
+            StorageHandle::Thread(tx) => {
+                let _ = tx.send(Request::Write { writes, durable });
+                Written::Later
+            }
+            StorageHandle::Immediate(storage) => {
+                let mut storage = storage.lock().unwrap_or_else(PoisonError::into_inner);
+                // A store that never waits has nothing to retry: a failure is a bug, and is
+                // logged rather than allowed to hold the room back forever.
+                if let Err(error) = storage.write(&writes) {
+                    tracing::error!(%error, "storage write failed");
+                }
+                Written::Now
+            }
+        }
     }
 
     /// Reads an archived game.
     pub(crate) async fn game(&self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
+        let tx = match self {
+            StorageHandle::Thread(tx) => tx,
+            StorageHandle::Immediate(storage) => {
+                return storage
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .game(id);
+            }
+        };
         let (reply, answer) = oneshot::channel();
-        if self
-            .tx
+        if tx
             .send(Request::Game {
                 id: id.to_owned(),
                 reply,
@@ -77,8 +117,11 @@ impl StorageHandle {
 
     /// Commits what is queued and stops the thread.
     pub(crate) async fn stop(&self) {
+        let StorageHandle::Thread(tx) = self else {
+            return;
+        };
         let (done, finished) = oneshot::channel();
-        if self.tx.send(Request::Stop { done }).is_ok() {
+        if tx.send(Request::Stop { done }).is_ok() {
             let _ = finished.await;
         }
     }
