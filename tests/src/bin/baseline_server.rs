@@ -47,12 +47,13 @@ struct Args {
     #[arg(long, default_value_t = 256)]
     outbound_queue: usize,
     /// The size of the `moved` event every connection receives for a move, in bytes (the game
-    /// server's are 380–420 in the middle of a Teams game; `loadgen` prints the mean it saw).
-    #[arg(long, default_value_t = 400)]
+    /// `loadgen compare` passes the mean it saw from the game server in the same run).
+    #[arg(long, default_value_t = 240)]
     moved_bytes: usize,
-    /// Moves in each `legal_moves` message (30 is typical of the cross board's middle game).
-    #[arg(long, default_value_t = 30)]
-    legal_moves: usize,
+    /// The size of each `legal_moves` message, in bytes (`loadgen compare` passes the mean it saw
+    /// from the game server in the same run).
+    #[arg(long, default_value_t = 290)]
+    legal_bytes: usize,
     /// The size of the snapshot a new connection receives, in bytes.
     #[arg(long, default_value_t = 2600)]
     snapshot_bytes: usize,
@@ -121,7 +122,9 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn serve(args: Args) -> anyhow::Result<()> {
-    let moves: Vec<String> = (0..args.legal_moves)
+    // `{"type":"legal_moves","v":…,"seat":…,"ply":…,"moves":[]}` is about 60 bytes, and every
+    // move adds seven (`"h2h4",`).
+    let moves: Vec<String> = (0..args.legal_bytes.saturating_sub(60) / 7)
         .map(|i| {
             let file = char::from(b'a' + (i % 14) as u8);
             format!("{file}{}{file}{}", 2 + i % 9, 3 + i % 9)

@@ -53,7 +53,7 @@ impl Memory {
 
 /// How long the server is left alone before each reading, so that it has finished the work of the
 /// step before.
-const SETTLE: Duration = Duration::from_millis(1500);
+const SETTLE: Duration = Duration::from_millis(1000);
 
 /// Measures the server at `base` (process `pid`), which should be fresh: `rooms` rooms, each set up
 /// by one short-lived connection that takes the four seats and starts the game, then four
