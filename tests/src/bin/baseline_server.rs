@@ -4,8 +4,8 @@
 //! It speaks just enough of the protocol for `loadgen`, with the same HTTP room creation
 //! (`POST /api/rooms`), the same WebSocket framing (one JSON text frame a message) and messages of
 //! the sizes the game server sends for a move: an ack to the mover, a `moved` event padded to
-//! `--moved-bytes` to every connection of the room, and a `legal_moves` list of `--legal-moves`
-//! moves to the seat to move next. Moves are not checked, nothing is stored or versioned beyond a
+//! `--moved-bytes` to every connection of the room, and a `legal_moves` list of about
+//! `--legal-bytes` to the seat to move next. Moves are not checked, nothing is stored or versioned beyond a
 //! counter, and a room is a mutex around its connections' queues, locked by whichever reader
 //! receives a move: no room task, no event log, no game.
 //!
@@ -46,8 +46,8 @@ struct Args {
     /// Messages queued for one connection before it is dropped as too slow.
     #[arg(long, default_value_t = 256)]
     outbound_queue: usize,
-    /// The size of the `moved` event every connection receives for a move, in bytes (the game
-    /// `loadgen compare` passes the mean it saw from the game server in the same run).
+    /// The size of the `moved` event every connection receives for a move, in bytes
+    /// (`loadgen compare` passes the mean it saw from the game server in the same run).
     #[arg(long, default_value_t = 240)]
     moved_bytes: usize,
     /// The size of each `legal_moves` message, in bytes (`loadgen compare` passes the mean it saw
