@@ -115,11 +115,12 @@ impl Room {
                 "the turn limit ran out: the CPU is playing this move",
             );
         }
-        // Checked before it is recorded, so that only legal moves reach the log.
-        let mv = parse_coordinate(game, text)?;
+        // `commit` applies the move (which parses and checks it) before it records it, so only
+        // legal moves reach the log; checking it here as well would generate the legal moves
+        // once more for every move.
         self.commit_game(GameAction::Move {
             seat,
-            mv: views::coordinate(mv),
+            mv: text.to_ascii_lowercase(),
             automatic: false,
         })?;
         self.announce_last_move(false);

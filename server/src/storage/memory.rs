@@ -79,4 +79,8 @@ impl Storage for MemoryStorage {
     fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
         Ok(self.games.get(id).cloned())
     }
+
+    fn is_immediate(&self) -> bool {
+        true
+    }
 }

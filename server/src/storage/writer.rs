@@ -1,11 +1,10 @@
 //! The writer thread: group commit of every room's records, and the durability each room waits
 //! for before it lets anything be seen.
 
-use std::sync::mpsc as std_mpsc;
-use std::time::{Duration, Instant};
-
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
@@ -18,7 +17,7 @@ const ALIVE_EVERY: Duration = Duration::from_secs(1);
 const MAX_BATCH: usize = 512;
 
 /// What the writer thread takes.
-enum Request {
+pub(crate) enum Request {
     /// Writes for one room; when committed, `upto` is sent to `durable`.
     Write {
         writes: Vec<Write>,
@@ -33,12 +32,34 @@ enum Request {
     Stop { done: oneshot::Sender<()> },
 }
 
-/// A cheap handle on the writer thread.
+/// A cheap handle on the writer thread, or on a store written in place.
 #[derive(Clone)]
-pub(crate) struct StorageHandle {
-    tx: std_mpsc::Sender<Request>,
-    /// Set when the thread has ended (asked to, or by a panic).
-    finished: Arc<AtomicBool>,
+pub(crate) enum StorageHandle {
+    /// Storage that waits (a disk): written by the writer thread, in group commits.
+    Thread {
+        /// The thread's inbox.
+        tx: std_mpsc::Sender<Request>,
+        /// Set when the thread has ended (asked to, or by a panic).
+        finished: Arc<AtomicBool>,
+    },
+    /// Storage that never waits ([`Storage::is_immediate`]): written by the caller, which
+    /// saves a thread hop and two wake-ups per move. The lock is held for a few map
+    /// insertions, never across an `.await`.
+    Immediate {
+        /// The store.
+        storage: Arc<Mutex<Box<dyn Storage>>>,
+        /// Where its writes are counted.
+        metrics: Arc<Metrics>,
+    },
+}
+
+/// Whether a write is durable yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Written {
+    /// Already: whatever waited for it may go out now.
+    Now,
+    /// Later: the writer reports the version to the room's channel once it has committed.
+    Later,
 }
 
 /// Sets its flag when dropped: when the writer thread ends, however it ends.
@@ -51,8 +72,15 @@ impl Drop for SetOnDrop {
 }
 
 impl StorageHandle {
-    /// Starts the writer thread over `storage`; it counts its commits in `metrics`.
+    /// Starts the writer thread over `storage`, or keeps it in place if it never waits; writes
+    /// are counted in `metrics`.
     pub(crate) fn start(storage: Box<dyn Storage>, metrics: Arc<Metrics>) -> StorageHandle {
+        if storage.is_immediate() {
+            return StorageHandle::Immediate {
+                storage: Arc::new(Mutex::new(storage)),
+                metrics,
+            };
+        }
         let (tx, rx) = std_mpsc::channel::<Request>();
         let finished = Arc::new(AtomicBool::new(false));
         std::thread::Builder::new()
@@ -65,23 +93,49 @@ impl StorageHandle {
                 }
             })
             .expect("the storage thread starts");
-        StorageHandle { tx, finished }
+        StorageHandle::Thread { tx, finished }
     }
 
-    /// Queues `writes`; once they are committed, `upto` is sent to `durable`. Never blocks.
+    /// Queues `writes`; once they are committed, `upto` is sent to `durable`, unless they were
+    /// committed at once ([`Written::Now`]: nothing is sent then). Never blocks on a disk.
     pub(crate) fn write(
         &self,
         writes: Vec<Write>,
         durable: Option<(mpsc::UnboundedSender<u64>, u64)>,
-    ) {
-        let _ = self.tx.send(Request::Write { writes, durable });
+    ) -> Written {
+        match self {
+            StorageHandle::Thread { tx, .. } => {
+                let _ = tx.send(Request::Write { writes, durable });
+                Written::Later
+            }
+            StorageHandle::Immediate { storage, metrics } => {
+                let began = Instant::now();
+                let mut storage = storage.lock().unwrap_or_else(PoisonError::into_inner);
+                // A store that never waits has nothing to retry: a failure is a bug, and is
+                // logged rather than allowed to hold the room back forever.
+                if let Err(error) = storage.write(&writes) {
+                    metrics.storage_errors.inc();
+                    tracing::error!(%error, "storage write failed");
+                }
+                metrics.storage_commit(writes.len(), began.elapsed());
+                Written::Now
+            }
+        }
     }
 
     /// Reads an archived game.
     pub(crate) async fn game(&self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
+        let tx = match self {
+            StorageHandle::Thread { tx, .. } => tx,
+            StorageHandle::Immediate { storage, .. } => {
+                return storage
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .game(id);
+            }
+        };
         let (reply, answer) = oneshot::channel();
-        if self
-            .tx
+        if tx
             .send(Request::Game {
                 id: id.to_owned(),
                 reply,
@@ -97,16 +151,22 @@ impl StorageHandle {
             .map_err(|_| StorageError::Database("the storage thread has stopped".into()))?
     }
 
-    /// Whether the writer thread still takes writes (it stops only when asked, or if it
-    /// panicked).
+    /// Whether the storage still takes writes (a writer thread stops only when asked, or if it
+    /// panicked; a store written in place always does).
     pub(crate) fn is_running(&self) -> bool {
-        !self.finished.load(Ordering::Relaxed)
+        match self {
+            StorageHandle::Thread { finished, .. } => !finished.load(Ordering::Relaxed),
+            StorageHandle::Immediate { .. } => true,
+        }
     }
 
     /// Commits what is queued and stops the thread.
     pub(crate) async fn stop(&self) {
+        let StorageHandle::Thread { tx, .. } = self else {
+            return;
+        };
         let (done, finished) = oneshot::channel();
-        if self.tx.send(Request::Stop { done }).is_ok() {
+        if tx.send(Request::Stop { done }).is_ok() {
             let _ = finished.await;
         }
     }
