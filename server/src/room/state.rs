@@ -311,20 +311,36 @@ impl Room {
     /// connected for the idle time), every handle is gone, or the server stops.
     pub(super) async fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
         let shutdown = self.context.shutdown.clone();
+        // The stop signal and the timer are made once and re-armed only when the deadline
+        // changes: making them afresh for every command (a waiter registered and dropped, a
+        // timer entry inserted and removed) was a visible share of a busy room's time.
+        let stopping = shutdown.cancelled();
+        tokio::pin!(stopping);
+        let timer = tokio::time::sleep_until(Instant::now());
+        tokio::pin!(timer);
+        let mut armed: Option<Instant> = None;
         self.report();
         loop {
             let wake = self.next_deadline();
+            if wake != armed {
+                if let Some(at) = wake {
+                    timer.as_mut().reset(at);
+                }
+                armed = wake;
+            }
             tokio::select! {
                 command = inbox.recv() => match command {
                     Some(command) => self.handle(command),
                     None => break,
                 },
                 Some(upto) = self.committed.recv() => self.made_durable(upto),
-                () = sleep_until(wake), if wake.is_some() => {
+                () = &mut timer, if armed.is_some() => {
+                    // Fired: whatever deadline comes next is armed anew, even an equal one.
+                    armed = None;
                     self.on_timer(Instant::now());
                     self.flush();
                 }
-                () = shutdown.cancelled() => {
+                () = &mut stopping => {
                     self.shut_down().await;
                     break;
                 }
@@ -374,27 +390,25 @@ impl Room {
     /// The earliest moment a timer needs the room: a turn or bank running out, a grace period
     /// ending, the room having been empty for too long.
     fn next_deadline(&self) -> Option<Instant> {
-        let mut deadlines = Vec::with_capacity(4);
-        if self.game.as_ref().is_some_and(|g| !g.is_over()) {
-            deadlines.extend(self.clocks.turn_deadline());
-            deadlines.extend(self.clocks.bank_deadline());
-        }
-        deadlines.extend(
-            self.absence
-                .iter()
-                .flatten()
-                .filter(|a| !a.grace_over)
-                .map(|a| a.deadline),
-        );
-        deadlines.extend(
-            self.empty_since
-                .map(|since| since + self.context.config.idle_room()),
-        );
-        deadlines.extend(
-            self.finished_since
-                .map(|since| since + self.context.config.finished_room()),
-        );
-        deadlines.into_iter().min()
+        let playing = self.game.as_ref().is_some_and(|g| !g.is_over());
+        let clocks = playing
+            .then(|| [self.clocks.turn_deadline(), self.clocks.bank_deadline()])
+            .into_iter()
+            .flatten()
+            .flatten();
+        let graces = self
+            .absence
+            .iter()
+            .flatten()
+            .filter(|a| !a.grace_over)
+            .map(|a| a.deadline);
+        let idle = self
+            .empty_since
+            .map(|since| since + self.context.config.idle_room());
+        let finished = self
+            .finished_since
+            .map(|since| since + self.context.config.finished_room());
+        clocks.chain(graces).chain(idle).chain(finished).min()
     }
 
     /// Whatever timers are due at `now`.
@@ -1017,14 +1031,6 @@ impl Room {
             (ChatChannel::Team, Some(seat)) => Audience::Seats(1 << seat | 1 << ((seat + 2) & 3)),
             _ => Audience::Spectators,
         }
-    }
-}
-
-/// Sleeps until `at` (never called without a deadline: the branch is disabled then).
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }
 
