@@ -313,7 +313,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         measure: "p50 move → client latency (µs)",
         game: format!("{:.0}", p50(&games)),
         baseline: format!("{:.0}", p50(&bases)),
-        versus: format!("+{:.0} µs", p50(&games) - p50(&bases)),
+        versus: format!("{:+.0} µs", p50(&games) - p50(&bases)),
         target: "",
         met: None,
     });
@@ -387,7 +387,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
                 base.ms(0.999),
                 base.latency.max() as f64 / 1000.0
             ),
-            versus: format!("+{:.0} µs at p50", (game.ms(0.5) - base.ms(0.5)) * 1000.0),
+            versus: format!("{:+.0} µs at p50", (game.ms(0.5) - base.ms(0.5)) * 1000.0),
             target: "p99 ≤ 5 ms",
             met: Some(game.ms(0.99) <= 5.0),
         });
