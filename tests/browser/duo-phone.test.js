@@ -1,23 +1,17 @@
 // Duo on the 8 × 8 board with team clocks, and a phone in portrait playing a move by touch.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  startServer, launchBrowser, person, screenshot, createRoom, sit, dragMove, waitForPly, waitForMyTurn,
-  playSomething, tapMove, ply,
+  withServerAndBrowser, person, screenshot, createRoom, sit, dragMove, waitForPly, waitForMyTurn, playSomething, tapMove, ply,
 } from "./helpers.js";
 
 let server;
 let browser;
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 test("a Duo game with team clocks makes moves", async () => {

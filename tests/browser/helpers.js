@@ -1,6 +1,7 @@
 // Shared by the browser tests: the real server binary, a real headless Chromium, and small
 // steps that act through the page the way a person would (clicks, drags, keys, taps).
 
+import { before, after } from "node:test";
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,24 @@ export const ROOT = join(here, "..", "..");
 export const SHOTS = join(here, "screenshots");
 export const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const BINARY = join(ROOT, "target", "debug", "fourkings");
+
+/**
+ * Starts a server and a browser before a file's tests, hands them to `use`, and stops both after
+ * the last test: the set-up every browser test file shares.
+ */
+export function withServerAndBrowser(use) {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    use(server, browser);
+  });
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) await server.stop();
+  });
+}
 
 /**
  * Builds the server if needed and starts it on a free port; resolves `{url, stop, restart}`.

@@ -1,20 +1,17 @@
 // Teams-classic: resigning needs the partner's consent, asked and answered in the browser.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, launchBrowser, person, createRoom, sit, waitForMyTurn, playSomething } from "./helpers.js";
+import {
+  withServerAndBrowser, person, createRoom, sit, waitForMyTurn, playSomething,
+} from "./helpers.js";
 
 let server;
 let browser;
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 test("a resignation waits for the partner, who refuses, then agrees", async () => {

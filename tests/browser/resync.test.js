@@ -2,21 +2,18 @@
 // the gap in the versions, asks to resync, and ends up holding the room exactly as the server does.
 // A server restart (SIGTERM) shows its own banner, and the client comes back where it stood.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, launchBrowser, person, createRoom, sit, waitForPly, waitForMyTurn, playSomething, ply, text } from "./helpers.js";
+import {
+  withServerAndBrowser, person, createRoom, sit, waitForPly, waitForMyTurn, playSomething, ply, text,
+} from "./helpers.js";
 
 let server;
 let browser;
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 test("a missing event is noticed and the client resyncs", async () => {

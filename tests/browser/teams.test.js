@@ -2,11 +2,10 @@
 // by click, drag and keyboard, chat, one reloads mid-game, one drops and the CPU stands in until
 // they come back (same device: same localStorage), and the game ends with a result everyone sees.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  startServer, launchBrowser, person, screenshot, createRoom, sit, clickMove, dragMove, waitForPly,
-  waitForMyTurn, playSomething, ply, text,
+  withServerAndBrowser, person, screenshot, createRoom, sit, clickMove, dragMove, waitForPly, waitForMyTurn, playSomething, ply, text,
 } from "./helpers.js";
 
 let server;
@@ -14,14 +13,9 @@ let browser;
 let roomUrl;
 const people = {};
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 async function allAtPly(n) {

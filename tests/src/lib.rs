@@ -255,6 +255,28 @@ impl Client {
         }
     }
 
+    /// Sends `count` settings updates as the host without reading a single answer (each brings
+    /// an ack and an event), stopping early if the server closes the socket; then returns the
+    /// close code, as [`Client::until_closed`] does. A client that never reads, for the
+    /// too-slow-client paths.
+    pub async fn flood_unread(&mut self, host_token: &str, count: u32) -> Option<u16> {
+        for i in 0..count {
+            let update = ClientMessage::UpdateSettings {
+                req: u64::from(i),
+                host_token: host_token.to_owned(),
+                settings: SettingsPatch {
+                    castling: Some(i % 2 == 0),
+                    ..SettingsPatch::default()
+                },
+            };
+            let text = serde_json::to_string(&update).expect("client messages serialise");
+            if self.try_send_text(&text).await.is_err() {
+                break;
+            }
+        }
+        self.until_closed().await.1
+    }
+
     /// The next message that is a snapshot (others are skipped).
     pub async fn snapshot(&mut self) -> Snapshot {
         loop {
@@ -394,6 +416,25 @@ impl Table {
             players,
             tokens,
         }
+    }
+
+    /// Plays `moves` (seat, coordinate form) from the first ply on; each must be acknowledged.
+    pub async fn play_opening(&mut self, moves: &[(u8, &str)]) {
+        for (ply, &(seat, mv)) in moves.iter().enumerate() {
+            let answer = self.play(seat, ply as u32, mv).await;
+            assert!(
+                matches!(answer, ServerMessage::Ack { .. }),
+                "ply {ply}, {mv} for seat {seat}: {answer:?}"
+            );
+        }
+    }
+
+    /// `seat` resigns (acknowledged).
+    pub async fn resign(&mut self, seat: u8) {
+        let token = self.tokens[usize::from(seat)].clone();
+        self.players[usize::from(seat)]
+            .ok(|req| ClientMessage::Resign { req, seat, token })
+            .await;
     }
 
     /// Plays `mv` (coordinate form) for `seat` at the current ply and returns the answer.

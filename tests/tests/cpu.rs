@@ -117,23 +117,10 @@ async fn walking_kings_are_moved_by_the_server_on_their_turns() {
     };
     let mut table = Table::seat_four(&server, &settings, true).await;
     // Blue opens b7 for its king, then resigns: its king walks on by itself.
-    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")]
-        .into_iter()
-        .enumerate()
-    {
-        assert!(matches!(
-            table.play(seat, ply as u32, mv).await,
-            ServerMessage::Ack { .. }
-        ));
-    }
-    let token = table.tokens[1].clone();
-    table.players[1]
-        .ok(|req| ClientMessage::Resign {
-            req,
-            seat: 1,
-            token,
-        })
+    table
+        .play_opening(&[(0, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")])
         .await;
+    table.resign(1).await;
     assert!(matches!(
         table.play(0, 4, "h4h5").await,
         ServerMessage::Ack { .. }

@@ -826,25 +826,7 @@ async fn a_client_closed_for_falling_behind_ends_without_a_panic() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut client, _) = server.connect(&room.id).await;
     // A burst of requests, each answered with an ack and an event, read by nobody.
-    for i in 0..500u32 {
-        let update = ClientMessage::UpdateSettings {
-            req: u64::from(i),
-            host_token: room.host_token.clone(),
-            settings: SettingsPatch {
-                castling: Some(i % 2 == 0),
-                ..SettingsPatch::default()
-            },
-        };
-        if client
-            .try_send_text(&serde_json::to_string(&update).unwrap())
-            .await
-            .is_err()
-        {
-            break;
-        }
-    }
-    let (_, code) = client.until_closed().await;
-    assert_eq!(code, Some(1008));
+    assert_eq!(client.flood_unread(&room.host_token, 500).await, Some(1008));
     // `stop` waits for every connection's task to end.
     server.server.stop().await;
     assert_eq!(panics.load(Ordering::SeqCst), 0);

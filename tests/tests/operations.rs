@@ -65,13 +65,9 @@ async fn metrics_count_what_a_game_did() {
 
     // Four people play a round, one move is refused twice, a player drops and comes back.
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
-    for (ply, (seat, mv)) in [(0u8, "h2h3"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")]
-        .into_iter()
-        .enumerate()
-    {
-        let answer = table.play(seat, ply as u32, mv).await;
-        assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
-    }
+    table
+        .play_opening(&[(0, "h2h3"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")])
+        .await;
     let answer = table.play(1, 4, "c7d7").await;
     assert!(
         matches!(
@@ -214,25 +210,7 @@ async fn a_client_dropped_for_a_full_queue_is_counted() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut client, _) = server.connect(&room.id).await;
     // A burst of requests, each answered with an ack and an event, read by nobody.
-    for i in 0..500u32 {
-        let update = ClientMessage::UpdateSettings {
-            req: u64::from(i),
-            host_token: room.host_token.clone(),
-            settings: SettingsPatch {
-                castling: Some(i % 2 == 0),
-                ..SettingsPatch::default()
-            },
-        };
-        if client
-            .try_send_text(&serde_json::to_string(&update).unwrap())
-            .await
-            .is_err()
-        {
-            break;
-        }
-    }
-    let (_, code) = client.until_closed().await;
-    assert_eq!(code, Some(1008));
+    assert_eq!(client.flood_unread(&room.host_token, 500).await, Some(1008));
     let samples = scrape(&server).await;
     assert_eq!(
         value(&samples, "fourkings_broadcast_queue_drops_total"),

@@ -54,15 +54,9 @@ async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed()
     };
     let green = table.players.remove(3);
     green.close().await;
-    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7"), (2, "g13g12")]
-        .into_iter()
-        .enumerate()
-    {
-        assert!(matches!(
-            table.play(seat, ply as u32, mv).await,
-            ServerMessage::Ack { .. }
-        ));
-    }
+    table
+        .play_opening(&[(0, "h2h4"), (1, "b7c7"), (2, "g13g12")])
+        .await;
     let (mut green, snapshot) = server.connect(&table.room.id).await;
     let missed_to = snapshot.v;
     let token = table.tokens[3].clone();

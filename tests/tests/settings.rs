@@ -1,8 +1,7 @@
 //! Issue 3, item 3: settings, changed only by the host, before the start, and applied to the game.
 
 use fourkings_protocol::{
-    ClientMessage, CpuLevel, ErrorCode, Event, PromotionChoice, RoomInfo, ServerMessage, Settings,
-    SettingsPatch,
+    ClientMessage, CpuLevel, ErrorCode, Event, PromotionChoice, RoomInfo, Settings, SettingsPatch,
 };
 use fourkings_tests::{Table, TestServer};
 
@@ -198,13 +197,9 @@ async fn the_settings_become_the_games_rules() {
     assert_eq!(game.board, "classic");
     assert_eq!(game.pieces.get("e1").map(String::as_str), Some("wK"));
     assert_eq!(game.to_move, Some(0));
-    for (ply, (seat, mv)) in [(0, "e2e4"), (1, "e7e5"), (2, "g1f3"), (3, "b8c6")]
-        .into_iter()
-        .enumerate()
-    {
-        let answer = table.play(seat, ply as u32, mv).await;
-        assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
-    }
+    table
+        .play_opening(&[(0, "e2e4"), (1, "e7e5"), (2, "g1f3"), (3, "b8c6")])
+        .await;
     let result = loop {
         if let (_, Event::Moved(moved)) = table.players[2].event().await {
             if let Some(result) = moved.result {

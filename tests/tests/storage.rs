@@ -166,23 +166,10 @@ async fn one_transaction_commits_the_records_of_many_rooms() {
 async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone() {
     let server = TestServer::with(|c| c.finished_room_seconds = 0.3).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
-    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7"), (2, "g13g12")]
-        .into_iter()
-        .enumerate()
-    {
-        assert!(matches!(
-            table.play(seat, ply as u32, mv).await,
-            ServerMessage::Ack { .. }
-        ));
-    }
-    let token = table.tokens[3].clone();
-    table.players[3]
-        .ok(|req| ClientMessage::Resign {
-            req,
-            seat: 3,
-            token,
-        })
+    table
+        .play_opening(&[(0, "h2h4"), (1, "b7c7"), (2, "g13g12")])
         .await;
+    table.resign(3).await;
     let game = table.players[0]
         .event_where(|_, e| match e {
             Event::GameChanged { game, .. } if game.result.is_some() => Some(game.clone()),
@@ -247,12 +234,7 @@ async fn the_game_in_play_downloads_as_the_server_records_it() {
     table.players[0]
         .ok(|req| ClientMessage::Start { req, host_token })
         .await;
-    for (ply, (seat, mv)) in [(0u8, "h2h4"), (1, "b7c7")].into_iter().enumerate() {
-        assert!(matches!(
-            table.play(seat, ply as u32, mv).await,
-            ServerMessage::Ack { .. }
-        ));
-    }
+    table.play_opening(&[(0, "h2h4"), (1, "b7c7")]).await;
     let response = server.get(&path).await;
     assert_eq!(response.status(), 200);
     let disposition = response.headers()["content-disposition"]
@@ -279,23 +261,10 @@ async fn duo_games_are_archived_as_pgn() {
         ..SettingsPatch::default()
     };
     let mut table = Table::seat_four(&server, &duo, true).await;
-    for (ply, (seat, mv)) in [(0u8, "e2e4"), (1, "e7e5"), (2, "g1f3")]
-        .into_iter()
-        .enumerate()
-    {
-        assert!(matches!(
-            table.play(seat, ply as u32, mv).await,
-            ServerMessage::Ack { .. }
-        ));
-    }
-    let token = table.tokens[3].clone();
-    table.players[3]
-        .ok(|req| ClientMessage::Resign {
-            req,
-            seat: 3,
-            token,
-        })
+    table
+        .play_opening(&[(0, "e2e4"), (1, "e7e5"), (2, "g1f3")])
         .await;
+    table.resign(3).await;
     let game = table.players[0]
         .event_where(|_, e| match e {
             Event::GameChanged { game, .. } if game.result.is_some() => Some(game.clone()),
