@@ -124,3 +124,13 @@ pub struct SettingsPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub show_legal_moves: Option<bool>,
 }
+
+impl SettingsPatch {
+    /// A patch that picks `preset` (`"teams"`, `"duo"`, …) and changes nothing else.
+    pub fn preset(preset: impl Into<String>) -> SettingsPatch {
+        SettingsPatch {
+            preset: Some(preset.into()),
+            ..SettingsPatch::default()
+        }
+    }
+}

@@ -418,6 +418,24 @@ impl Table {
         }
     }
 
+    /// Sends `mv` (coordinate form) for `seat` at `ply` without waiting for the answer; returns
+    /// the request's id.
+    pub async fn send_move(&mut self, seat: u8, ply: u32, mv: &str) -> u64 {
+        let token = self.tokens[usize::from(seat)].clone();
+        let player = &mut self.players[usize::from(seat)];
+        let req = player.req();
+        player
+            .send(&ClientMessage::Move {
+                req,
+                seat,
+                token,
+                ply,
+                mv: mv.to_owned(),
+            })
+            .await;
+        req
+    }
+
     /// Plays `moves` (seat, coordinate form) from the first ply on; each must be acknowledged.
     pub async fn play_opening(&mut self, moves: &[(u8, &str)]) {
         for (ply, &(seat, mv)) in moves.iter().enumerate() {

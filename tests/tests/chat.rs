@@ -163,10 +163,7 @@ async fn silent_partners_have_no_team_chat_after_the_start() {
         .ok(say(Some(0), Some(red), ChatChannel::Room, "good luck"))
         .await;
     // Free-for-all has no teams at all.
-    let ffa = SettingsPatch {
-        preset: Some("ffa".into()),
-        ..SettingsPatch::default()
-    };
+    let ffa = SettingsPatch::preset("ffa");
     let mut table = Table::seat_four(&server, &ffa, true).await;
     let token = table.tokens[0].clone();
     table.players[0]

@@ -26,12 +26,7 @@ async fn four_clients_play(preset: &str) {
         c.rate_burst = 1000;
     })
     .await;
-    let room = server
-        .create_room(&SettingsPatch {
-            preset: Some(preset.into()),
-            ..SettingsPatch::default()
-        })
-        .await;
+    let room = server.create_room(&SettingsPatch::preset(preset)).await;
     let link = format!("{}{}", server.base, room.link);
     let (mut watcher, _) = server.connect(&room.id).await;
     let mut players = Vec::new();

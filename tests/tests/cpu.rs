@@ -111,10 +111,7 @@ async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
 #[tokio::test]
 async fn walking_kings_are_moved_by_the_server_on_their_turns() {
     let server = TestServer::start().await;
-    let settings = SettingsPatch {
-        preset: Some("ffa-walking-kings".into()),
-        ..SettingsPatch::default()
-    };
+    let settings = SettingsPatch::preset("ffa-walking-kings");
     let mut table = Table::seat_four(&server, &settings, true).await;
     // Blue opens b7 for its king, then resigns: its king walks on by itself.
     table

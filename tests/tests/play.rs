@@ -164,10 +164,7 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move() {
 #[tokio::test]
 async fn resignation_with_the_partners_consent() {
     let server = TestServer::start().await;
-    let classic = SettingsPatch {
-        preset: Some("teams-classic".into()),
-        ..SettingsPatch::default()
-    };
+    let classic = SettingsPatch::preset("teams-classic");
     let mut table = Table::seat_four(&server, &classic, true).await;
     let red = table.tokens[0].clone();
     let yellow = table.tokens[2].clone();
@@ -425,10 +422,7 @@ async fn claiming_the_win_goes_through_the_same_path() {
 #[tokio::test]
 async fn a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on() {
     let server = TestServer::start().await;
-    let settings = SettingsPatch {
-        preset: Some("ffa".into()),
-        ..SettingsPatch::default()
-    };
+    let settings = SettingsPatch::preset("ffa");
     let mut table = Table::seat_four(&server, &settings, true).await;
     let tokens = table.tokens.clone();
     table.players[1]

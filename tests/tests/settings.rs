@@ -79,10 +79,7 @@ async fn a_new_preset_resets_the_rule_options_to_its_own() {
     h.ok(|req| ClientMessage::UpdateSettings {
         req,
         host_token: host.clone(),
-        settings: SettingsPatch {
-            preset: Some("ffa".into()),
-            ..SettingsPatch::default()
-        },
+        settings: SettingsPatch::preset("ffa"),
     })
     .await;
     let info: RoomInfo = server
@@ -136,10 +133,7 @@ async fn settings_that_make_no_sense_are_refused_and_change_nothing() {
             claim_win: Some(true),
             ..SettingsPatch::default()
         },
-        SettingsPatch {
-            preset: Some("four-player-go".into()),
-            ..SettingsPatch::default()
-        },
+        SettingsPatch::preset("four-player-go"),
     ];
     for patch in bad {
         h.fails(ErrorCode::InvalidSettings, |req| {

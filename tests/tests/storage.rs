@@ -78,17 +78,7 @@ async fn nothing_is_seen_before_it_is_stored() {
     // The disk stalls: Red's move is accepted by the room, but neither the ack nor the diff may
     // reach anyone until it is stored.
     storage.set_open(false);
-    let token = table.tokens[0].clone();
-    let req = table.players[0].req();
-    table.players[0]
-        .send(&ClientMessage::Move {
-            req,
-            seat: 0,
-            token,
-            ply: 0,
-            mv: "h2h4".into(),
-        })
-        .await;
+    let req = table.send_move(0, 0, "h2h4").await;
     for player in &mut table.players {
         assert!(
             player.quiet_for(Duration::from_millis(300)).await.is_none(),
@@ -121,18 +111,7 @@ async fn one_transaction_commits_the_records_of_many_rooms() {
     storage.set_open(false);
     let mut waiting = Vec::new();
     for table in &mut tables {
-        let token = table.tokens[0].clone();
-        let req = table.players[0].req();
-        table.players[0]
-            .send(&ClientMessage::Move {
-                req,
-                seat: 0,
-                token,
-                ply: 0,
-                mv: "h2h4".into(),
-            })
-            .await;
-        waiting.push(req);
+        waiting.push(table.send_move(0, 0, "h2h4").await);
     }
     // Give the rooms time to hand their records over while the writer is held.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -256,10 +235,7 @@ async fn the_game_in_play_downloads_as_the_server_records_it() {
 #[tokio::test]
 async fn duo_games_are_archived_as_pgn() {
     let server = TestServer::start().await;
-    let duo = SettingsPatch {
-        preset: Some("duo".into()),
-        ..SettingsPatch::default()
-    };
+    let duo = SettingsPatch::preset("duo");
     let mut table = Table::seat_four(&server, &duo, true).await;
     table
         .play_opening(&[(0, "e2e4"), (1, "e7e5"), (2, "g1f3")])
