@@ -104,7 +104,7 @@ impl Room {
         let seat = |s: SeatIndex| Seat::ALL[usize::from(s & 3)];
         let result = match action {
             GameAction::Move { seat: s, mv, .. } => {
-                let mv = play::parse_coordinate(game, mv)?;
+                let mv = play::parse_coordinate(game, &mut self.legal, mv)?;
                 game.play(seat(*s), mv).map(|_| ())
             }
             GameAction::Walk { mv } => {
@@ -126,6 +126,7 @@ impl Room {
             GameAction::TimeOut { seat: s } => game.time_out(seat(*s)),
             GameAction::Abandon { seat: s } => game.abandon(seat(*s)),
         };
+        self.legal.clear();
         result.map_err(play::refused)
     }
 
@@ -173,6 +174,7 @@ impl Room {
         self.clocks = super::clock::Clocks::new(turn_limit, bank);
         self.first_seat = first_seat;
         self.game = Some(game);
+        self.legal.clear();
         self.games_played += 1;
         self.archived = false;
         if self.settings.switch_partners && self.session.is_none() {

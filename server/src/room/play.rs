@@ -513,14 +513,18 @@ impl Room {
 }
 
 /// The legal move `text` names in coordinate form (`h2h4`, `h10h11q`).
-pub(super) fn parse_coordinate(game: &Game, text: &str) -> Result<Move, Reject> {
+pub(super) fn parse_coordinate(
+    game: &Game,
+    legal: &mut views::LegalMoveCache,
+    text: &str,
+) -> Result<Move, Reject> {
     if !is_coordinate(&text.to_ascii_lowercase()) {
         return reject(
             ErrorCode::BadMove,
             format!("{text:?} is not a move like h2h4 or h10h11q"),
         );
     }
-    views::find_move(game, text)
+    views::find_move(game, legal, text)
         // The move just taken back is left out of the legal moves: name it anyway, so that the
         // game refuses it as `taken_back` rather than as illegal.
         .or_else(|| {

@@ -113,6 +113,8 @@ pub(crate) struct Room {
     /// The seat the host sits in, if any.
     pub(super) host_seat: Option<SeatIndex>,
     pub(super) game: Option<Game>,
+    /// The legal moves last listed for the seat to move, kept to find the move played from them.
+    pub(super) legal: views::LegalMoveCache,
     /// The seat that moves first in the current (or next) game.
     pub(super) first_seat: SeatIndex,
     pub(super) clocks: Clocks,
@@ -205,6 +207,7 @@ impl Room {
             host_token: new_token(),
             host_seat: None,
             game: None,
+            legal: views::LegalMoveCache::default(),
             first_seat: 0,
             clocks: Clocks::new(None, None),
             session: None,
@@ -752,7 +755,7 @@ impl Room {
         let legal_moves = self
             .game
             .as_ref()
-            .and_then(views::legal_moves)
+            .and_then(|game| views::legal_moves(game, &mut views::LegalMoveCache::default()))
             .filter(|m| seats >> m.seat & 1 != 0 && self.is_human(m.seat));
         let holds_host_seat = self.host_seat.is_some_and(|h| seats >> h & 1 != 0);
         Snapshot {
@@ -881,13 +884,11 @@ impl Room {
         if holders.is_empty() {
             return;
         }
-        let Some(moves) = self.game.as_ref().and_then(views::legal_moves) else {
+        let Some(game) = self.game.as_ref() else {
             return;
         };
-        let frame = encode(&ServerMessage::LegalMoves {
-            v: self.version,
-            moves,
-        });
+        let moves = self.legal.moves(game);
+        let frame = views::legal_moves_frame(self.version, seat, game.ply_count(), moves);
         for id in holders {
             self.send_frame(id, frame.clone());
         }

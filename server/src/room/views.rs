@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_fen4};
-use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Seat};
+use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, MoveList, Outcome, Piece, Seat};
 use fourkings_protocol::{
     ArmyState, Clock, GameResult, GameView, LegalMoves, MovedEvent, SeatIndex,
 };
@@ -60,8 +61,8 @@ fn find_in(moves: &[Move], text: &str) -> Option<Move> {
 }
 
 /// The legal move of the seat to move that `text` names in coordinate form.
-pub(crate) fn find_move(game: &Game, text: &str) -> Option<Move> {
-    find_in(&game.legal_moves(), &text.trim().to_ascii_lowercase())
+pub(crate) fn find_move(game: &Game, legal: &mut LegalMoveCache, text: &str) -> Option<Move> {
+    find_in(legal.moves(game), &text.trim().to_ascii_lowercase())
 }
 
 /// The walking king's move that `text` names in coordinate form.
@@ -254,15 +255,114 @@ pub(crate) fn seat_with_legal_moves(game: &Game) -> Option<SeatIndex> {
 }
 
 /// The legal moves of the seat to move, if a person or CPU is to choose one.
-pub(crate) fn legal_moves(game: &Game) -> Option<LegalMoves> {
+pub(crate) fn legal_moves(game: &Game, legal: &mut LegalMoveCache) -> Option<LegalMoves> {
     let seat = seat_with_legal_moves(game)?;
     Some(LegalMoves {
         seat,
         ply: game.ply_count(),
-        moves: game
-            .legal_moves()
-            .iter()
-            .map(|&mv| coordinate(mv))
-            .collect(),
+        moves: legal.moves(game).iter().map(|&mv| coordinate(mv)).collect(),
     })
+}
+
+/// The legal moves of the position last asked about. Every move sends the next seat its legal
+/// moves, and the move that comes back is looked up among the same moves: keeping them saves
+/// generating them a second time for every move.
+#[derive(Default)]
+pub(crate) struct LegalMoveCache {
+    /// The ply count and position hash the moves are for; `None` when emptied.
+    key: Option<(u32, u64)>,
+    moves: MoveList,
+}
+
+impl LegalMoveCache {
+    /// The legal moves of the seat to move in `game`, generated unless kept from before.
+    pub(crate) fn moves(&mut self, game: &Game) -> &MoveList {
+        let key = (game.ply_count(), game.position().hash());
+        if self.key != Some(key) {
+            self.moves = game.legal_moves();
+            self.key = Some(key);
+        }
+        &self.moves
+    }
+
+    /// Forgets the moves: the game changed (a move, a take-back, a resignation...). The key
+    /// alone would not notice a change that keeps the position, such as a take-back's
+    /// forbidden move or the game ending by an action.
+    pub(crate) fn clear(&mut self) {
+        self.key = None;
+    }
+}
+
+/// The `legal_moves` message, written straight into its frame: it is the largest message of
+/// every move, and serialising it through `LegalMoves` cost an allocated string and an escaping
+/// pass per move. The bytes are exactly what serialising [`ServerMessage::LegalMoves`] gives
+/// (a test checks it).
+///
+/// [`ServerMessage::LegalMoves`]: fourkings_protocol::ServerMessage::LegalMoves
+pub(crate) fn legal_moves_frame(v: u64, seat: SeatIndex, ply: u32, moves: &[Move]) -> Utf8Bytes {
+    let mut numbers = itoa::Buffer::new();
+    let mut text = String::with_capacity(64 + moves.len() * 8);
+    text.push_str(r#"{"type":"legal_moves","v":"#);
+    text.push_str(numbers.format(v));
+    text.push_str(r#","seat":"#);
+    text.push_str(numbers.format(seat));
+    text.push_str(r#","ply":"#);
+    text.push_str(numbers.format(ply));
+    text.push_str(r#","moves":["#);
+    for (i, &mv) in moves.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push('"');
+        write_coordinate(&mut text, mv);
+        text.push('"');
+    }
+    text.push_str("]}");
+    Utf8Bytes::from(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use fourkings_engine::Preset;
+    use fourkings_protocol::ServerMessage;
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    /// Random games of every preset: at every position the hand-written `legal_moves` frame is
+    /// byte for byte what serde writes, and the cache lists exactly the moves generated afresh.
+    #[test]
+    fn legal_moves_frames_match_serde_and_the_cache_matches_generation() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for preset in Preset::ALL {
+            for game_number in 0..4 {
+                let mut game = Game::with_seed(preset.rules(), game_number).unwrap();
+                let mut cache = LegalMoveCache::default();
+                for _ in 0..300 {
+                    let Some(listed) = legal_moves(&game, &mut cache) else {
+                        break;
+                    };
+                    let fresh = game.legal_moves();
+                    assert_eq!(cache.moves(&game).as_slice(), fresh.as_slice());
+                    let v = rng.random_range(0..u64::MAX);
+                    let frame = legal_moves_frame(v, listed.seat, listed.ply, cache.moves(&game));
+                    let serde = serde_json::to_string(&ServerMessage::LegalMoves {
+                        v,
+                        moves: listed.clone(),
+                    })
+                    .unwrap();
+                    assert_eq!(frame.as_str(), serde);
+                    if fresh.is_empty() {
+                        break;
+                    }
+                    let mv = fresh[rng.random_range(0..fresh.len())];
+                    let seat = game.to_move().unwrap();
+                    // The move is found by its coordinate text among the kept moves.
+                    assert_eq!(find_move(&game, &mut cache, &coordinate(mv)), Some(mv));
+                    game.play(seat, mv).unwrap();
+                    cache.clear();
+                }
+            }
+        }
+    }
 }
