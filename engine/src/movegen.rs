@@ -54,6 +54,19 @@ impl MoveSink for Any {
     }
 }
 
+/// Looks for one move (for "is this move legal").
+struct Find {
+    mv: Move,
+    found: bool,
+}
+
+impl MoveSink for Find {
+    #[inline]
+    fn push(&mut self, mv: Move) {
+        self.found |= mv == self.mv;
+    }
+}
+
 /// Where a piece may land: anywhere, or only inside a mask (check and pin restrictions).
 #[derive(Clone, Copy)]
 enum Targets {
@@ -300,7 +313,29 @@ impl Position {
     }
 
     /// Generates `us`'s legal moves into `sink`.
+    #[inline]
     pub(crate) fn generate<S: MoveSink>(&self, us: Army, en_passant_from: ArmySet, sink: &mut S) {
+        self.generate_from(us, en_passant_from, None, sink);
+    }
+
+    /// Whether `mv` is among the legal moves of the army to move. Only the moves of the piece
+    /// on `mv`'s starting square are generated: the server checks every move played, and a
+    /// whole generation for one move was most of what playing it cost.
+    pub(crate) fn has_legal(&self, mv: Move) -> bool {
+        let mut find = Find { mv, found: false };
+        self.generate_from(self.turn, ArmySet::ALL, Some(mv.from()), &mut find);
+        find.found
+    }
+
+    /// Generates `us`'s legal moves into `sink`: all of them, or only those of the piece on
+    /// `only` (none if `us` has no piece there).
+    fn generate_from<S: MoveSink>(
+        &self,
+        us: Army,
+        en_passant_from: ArmySet,
+        only: Option<Square>,
+        sink: &mut S,
+    ) {
         let status = self.status[us];
         if !status.takes_turns() {
             return;
@@ -331,7 +366,16 @@ impl Position {
             };
             let skip_pieces = safety.checkers >= 2 && !self.rules.king_capture;
             if !skip_pieces {
-                for sq in self.occupied[us.index()] {
+                let pieces = match only {
+                    Some(sq) if self.occupied[us.index()].contains(sq) => {
+                        let mut one = SquareSet::EMPTY;
+                        one.insert(sq);
+                        one
+                    }
+                    Some(_) => SquareSet::EMPTY,
+                    None => self.occupied[us.index()],
+                };
+                for sq in pieces {
                     if sq == king {
                         continue;
                     }
@@ -344,7 +388,9 @@ impl Position {
                 }
             }
         }
-        self.king_moves(&mover, &safety, status, sink);
+        if only.is_none_or(|sq| sq == king) {
+            self.king_moves(&mover, &safety, status, sink);
+        }
     }
 
     #[inline]

@@ -535,7 +535,7 @@ impl Position {
 
     /// Whether `mv` is legal for the army to move.
     pub fn is_legal(&self, mv: Move) -> bool {
-        self.legal_moves().contains(&mv)
+        self.has_legal(mv)
     }
 
     /// Plays `mv` if it is legal; otherwise leaves the position unchanged and says so.

@@ -3,7 +3,7 @@
 use fourkings_engine::notation::{
     Fen, parse_fen4, read_pgn, read_pgn4, write_fen4, write_pgn, write_pgn4,
 };
-use fourkings_engine::{Game, Position, Preset, RuleSet, Seat};
+use fourkings_engine::{Game, Move, MoveKind, Position, Preset, Role, RuleSet, Seat, Square};
 use proptest::prelude::*;
 
 fn presets() -> impl Strategy<Value = Preset> {
@@ -66,6 +66,42 @@ proptest! {
             }
             let mv = moves[usize::from(choice) % moves.len()];
             let captured_king = pos.play_unchecked(mv).captured().is_some_and(|p| p.role == fourkings_engine::Role::King);
+            if captured_king {
+                break;
+            }
+        }
+    }
+
+    /// `is_legal`, which generates only the moving piece's moves, agrees with the full list:
+    /// for every legal move, and for every normal move of each of the mover's pieces to any
+    /// square, and for each legal move made a different kind or given a promotion.
+    #[test]
+    fn is_legal_agrees_with_the_legal_move_list(rules in rules(), choices in proptest::collection::vec(any::<u16>(), 1..120)) {
+        let mut pos = Position::new(&rules).unwrap();
+        let squares: Vec<Square> = (0..14)
+            .flat_map(|file| (0..14).filter_map(move |rank| Square::new(file, rank)))
+            .collect();
+        for choice in choices {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let mut candidates: Vec<Move> = moves.to_vec();
+            for (from, piece) in pos.pieces() {
+                if piece.army == pos.turn() {
+                    candidates.extend(squares.iter().map(|&to| Move::new(from, to, MoveKind::Normal, None)));
+                }
+            }
+            for &mv in &moves {
+                candidates.push(Move::new(mv.from(), mv.to(), MoveKind::DoubleStep, None));
+                candidates.push(Move::new(mv.from(), mv.to(), MoveKind::EnPassant, None));
+                candidates.push(Move::new(mv.from(), mv.to(), mv.kind(), Some(Role::Queen)));
+            }
+            for mv in candidates {
+                prop_assert_eq!(pos.is_legal(mv), moves.contains(&mv), "{}", mv);
+            }
+            let mv = moves[usize::from(choice) % moves.len()];
+            let captured_king = pos.play_unchecked(mv).captured().is_some_and(|p| p.role == Role::King);
             if captured_king {
                 break;
             }
