@@ -54,7 +54,22 @@ impl Square {
 
     /// The square's name, e.g. `h2`, `a11`.
     pub fn name(self) -> String {
-        self.to_string()
+        let mut name = String::with_capacity(3);
+        self.push_name(&mut name);
+        name
+    }
+
+    /// Appends the square's name to `text`. Written by hand rather than through `Display`:
+    /// the server writes square names for every move it sends, and the formatting machinery
+    /// cost more than the rest of writing them.
+    #[inline]
+    pub fn push_name(self, text: &mut String) {
+        text.push(char::from(b'a' + self.file()));
+        let rank = self.rank() + 1;
+        if rank >= 10 {
+            text.push('1');
+        }
+        text.push(char::from(b'0' + rank % 10));
     }
 }
 

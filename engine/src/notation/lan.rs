@@ -9,7 +9,7 @@
 //! In free-for-all a promoted queen is worth 1 and is written `D` wherever its letter appears:
 //! `h7-h8=D`, `Qf6xDf8`, `Dh8-e8`. Readers take `Q` and `D` alike.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use crate::army::Army;
 use crate::geometry::CastleSide;
@@ -53,6 +53,22 @@ impl MoveSuffix {
         checked as u8
     }
 
+    /// Writes the suffix to `out`: `write_move` writes into its string directly, without going
+    /// through `format_args!`, which cost more than the rest of writing a move.
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        if self.mate {
+            out.write_char('#')?;
+        } else {
+            for _ in 0..self.checks {
+                out.write_char('+')?;
+            }
+        }
+        if self.walking {
+            out.write_char('R')?;
+        }
+        Ok(())
+    }
+
     /// The suffix with only the checks of `mv` filled in ([`MoveSuffix::checks_after`]).
     pub fn with_checks(pos_before: &Position, mv: Move) -> MoveSuffix {
         MoveSuffix {
@@ -64,17 +80,7 @@ impl MoveSuffix {
 
 impl fmt::Display for MoveSuffix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.mate {
-            f.write_char('#')?;
-        } else {
-            for _ in 0..self.checks {
-                f.write_char('+')?;
-            }
-        }
-        if self.walking {
-            f.write_char('R')?;
-        }
-        Ok(())
+        self.write_to(f)
     }
 }
 
@@ -99,7 +105,7 @@ pub fn write_move(pos_before: &Position, mv: Move, suffix: MoveSuffix) -> String
             if let Some(letter) = pos_before.piece_at(mv.from()).and_then(|p| letter(p, ffa)) {
                 text.push(letter);
             }
-            let _ = write!(text, "{}", mv.from());
+            mv.from().push_name(&mut text);
             match captured_piece(pos_before, mv) {
                 Some(victim) => {
                     text.push('x');
@@ -107,7 +113,7 @@ pub fn write_move(pos_before: &Position, mv: Move, suffix: MoveSuffix) -> String
                 }
                 None => text.push('-'),
             }
-            let _ = write!(text, "{}", mv.to());
+            mv.to().push_name(&mut text);
             if let Some(role) = mv.promotion() {
                 text.push('=');
                 text.push(if ffa && role == Role::Queen {
@@ -118,7 +124,7 @@ pub fn write_move(pos_before: &Position, mv: Move, suffix: MoveSuffix) -> String
             }
         }
     }
-    let _ = write!(text, "{suffix}");
+    let _ = suffix.write_to(&mut text);
     text
 }
 
