@@ -133,8 +133,9 @@ impl Room {
         let clock = self.clocks.view(self.now());
         let game = self.game.as_ref().expect("a game is running");
         let ply = game.plies().last().expect("a move was just played");
-        let event = views::moved_event(game, ply, automatic, clock);
-        self.emit(Event::Moved(event));
+        let v = self.version + 1;
+        let frame = views::moved_frame(v, game, ply, automatic, &clock);
+        self.emit_written(v, frame);
     }
 
     pub(super) fn resign(

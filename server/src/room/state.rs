@@ -829,11 +829,32 @@ impl Room {
         let public = encode(&ServerMessage::Event { v, event });
         let private =
             private.map(|(audience, event)| (audience, encode(&ServerMessage::Event { v, event })));
-        self.history.push_back(Logged { v, public, private });
+        self.log(Logged { v, public, private });
+    }
+
+    /// Records an event for everyone, already written as its frame for version `v`, which must
+    /// be the next version (`version + 1`).
+    pub(super) fn emit_written(&mut self, v: u64, public: Utf8Bytes) {
+        assert_eq!(
+            v,
+            self.version + 1,
+            "an event is written for the next version"
+        );
+        self.version = v;
+        self.log(Logged {
+            v,
+            public,
+            private: None,
+        });
+    }
+
+    /// Keeps an event for resync and marks it to be sent after the current request's ack.
+    fn log(&mut self, logged: Logged) {
+        self.pending.push(logged.v);
+        self.history.push_back(logged);
         while self.history.len() > self.context.config.event_history {
             self.history.pop_front();
         }
-        self.pending.push(v);
     }
 
     /// Sends the events recorded since the last flush, then the legal moves of the seat to move.

@@ -8,9 +8,7 @@ use fourkings_engine::notation::{Fen, termination_text, write_fen4};
 use fourkings_engine::{
     Army, ArmyStatus, Format, Game, Move, MoveList, Outcome, Piece, Seat, Square,
 };
-use fourkings_protocol::{
-    ArmyState, Clock, GameResult, GameView, LegalMoves, MovedEvent, SeatIndex,
-};
+use fourkings_protocol::{ArmyState, Clock, GameResult, GameView, LegalMoves, SeatIndex};
 
 /// The label of a seat: the army on the cross board, W1/B1/W2/B2 in Duo.
 pub(crate) fn seat_label(format: Format, seat: SeatIndex) -> String {
@@ -236,8 +234,15 @@ pub(crate) fn game_view(game: &Game, id: String, clock: Clock, first_seat: SeatI
     }
 }
 
-/// The diff of the move `ply`, just played in `game`.
-pub(crate) fn moved_event(game: &Game, ply: &Ply, automatic: bool, clock: Clock) -> MovedEvent {
+/// The diff of the move `ply`, just played in `game`, as the protocol defines it: the reference
+/// that [`moved_frame`], which the server sends, is checked against.
+#[cfg(test)]
+pub(crate) fn moved_event(
+    game: &Game,
+    ply: &Ply,
+    automatic: bool,
+    clock: Clock,
+) -> fourkings_protocol::MovedEvent {
     let format = game.rules().format;
     let pos = game.position();
     let changed = ply
@@ -245,7 +250,7 @@ pub(crate) fn moved_event(game: &Game, ply: &Ply, automatic: bool, clock: Clock)
         .iter()
         .map(|&sq| (sq.name(), pos.piece_at(sq).map(|p| piece_code(format, p))))
         .collect();
-    MovedEvent {
+    fourkings_protocol::MovedEvent {
         seat: ply.seat.index() as SeatIndex,
         ply: game.ply_count(),
         text: ply.text.clone(),
@@ -259,6 +264,83 @@ pub(crate) fn moved_event(game: &Game, ply: &Ply, automatic: bool, clock: Clock)
         clock,
         result: result(game),
     }
+}
+
+/// The `moved` event at version `v`, written straight into its frame: every connection of the
+/// room receives it for every move, and building a [`MovedEvent`] to serialise it (a map of
+/// allocated strings, then serde's general path) was the largest part of a move's cost after
+/// the legal moves. The bytes are exactly what serialising the [`MovedEvent`] from
+/// [`moved_event`] gives (a test checks it).
+pub(crate) fn moved_frame(
+    v: u64,
+    game: &Game,
+    ply: &Ply,
+    automatic: bool,
+    clock: &Clock,
+) -> Utf8Bytes {
+    let format = game.rules().format;
+    let pos = game.position();
+    let mut numbers = itoa::Buffer::new();
+    let mut text = Vec::with_capacity(256);
+    text.extend_from_slice(br#"{"type":"event","v":"#);
+    text.extend_from_slice(numbers.format(v).as_bytes());
+    text.extend_from_slice(br#","event":{"kind":"moved","seat":"#);
+    text.extend_from_slice(numbers.format(ply.seat.index()).as_bytes());
+    text.extend_from_slice(br#","ply":"#);
+    text.extend_from_slice(numbers.format(game.ply_count()).as_bytes());
+    text.extend_from_slice(br#","text":"#);
+    write_json(&mut text, &ply.text);
+    text.extend_from_slice(br#","move":"#);
+    push_quoted_coordinate(&mut text, ply.mv, false);
+    text.extend_from_slice(br#","changed":{"#);
+    // A map keyed by square name: in name order, each square once.
+    let mut changed: Vec<(String, Square)> =
+        ply.changed.iter().map(|&sq| (sq.name(), sq)).collect();
+    changed.sort_unstable();
+    changed.dedup_by(|a, b| a.0 == b.0);
+    for (i, (name, sq)) in changed.iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        text.push(b'"');
+        text.extend_from_slice(name.as_bytes());
+        text.extend_from_slice(b"\":");
+        match pos.piece_at(*sq) {
+            Some(piece) => {
+                text.push(b'"');
+                text.extend_from_slice(piece_code(format, piece).as_bytes());
+                text.push(b'"');
+            }
+            None => text.extend_from_slice(b"null"),
+        }
+    }
+    text.extend_from_slice(br#"},"to_move":"#);
+    match game.to_move() {
+        Some(seat) => text.extend_from_slice(numbers.format(seat.index()).as_bytes()),
+        None => text.extend_from_slice(b"null"),
+    }
+    text.extend_from_slice(br#","checks":"#);
+    write_json(&mut text, &checks(game));
+    text.extend_from_slice(br#","points":"#);
+    write_json(&mut text, &points(game));
+    text.extend_from_slice(br#","armies":"#);
+    write_json(&mut text, &armies(game));
+    if automatic || ply.walking {
+        text.extend_from_slice(br#","automatic":true"#);
+    }
+    text.extend_from_slice(br#","clock":"#);
+    write_json(&mut text, clock);
+    if let Some(result) = result(game) {
+        text.extend_from_slice(br#","result":"#);
+        write_json(&mut text, &result);
+    }
+    text.extend_from_slice(b"}}");
+    Utf8Bytes::from(String::from_utf8(text).expect("serde_json and square names write UTF-8"))
+}
+
+/// Appends `value` as JSON.
+fn write_json(text: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
+    serde_json::to_writer(text, value).expect("protocol values always serialise");
 }
 
 /// The seat that [`legal_moves`] would list moves for, without generating them.
@@ -376,11 +458,13 @@ mod tests {
     #[test]
     fn legal_moves_frames_match_serde_and_the_cache_matches_generation() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        // Moves that ended their game, whose frames carry the result.
+        let mut finals = 0;
         for preset in Preset::ALL {
             for game_number in 0..4 {
                 let mut game = Game::with_seed(preset.rules(), game_number).unwrap();
                 let mut cache = LegalMoveCache::default();
-                for _ in 0..300 {
+                for _ in 0..1500 {
                     let Some(listed) = legal_moves(&game, &mut cache) else {
                         break;
                     };
@@ -399,6 +483,27 @@ mod tests {
                     }
                     let mv = fresh[rng.random_range(0..fresh.len())];
                     let seat = game.to_move().unwrap();
+                    let mut after = game.clone();
+                    after.play(seat, mv).unwrap();
+                    let clock = Clock {
+                        turn_ends_at: rng.random_bool(0.5).then(|| rng.random()),
+                        turn_remaining_ms: rng.random_bool(0.5).then(|| rng.random()),
+                        banks_ms: rng.random_bool(0.3).then(|| [rng.random(), rng.random()]),
+                        paused: rng.random_bool(0.2),
+                    };
+                    let automatic = rng.random_bool(0.2);
+                    let ply = after.plies().last().unwrap();
+                    let event = moved_event(&after, ply, automatic, clock.clone());
+                    let serde = serde_json::to_string(&ServerMessage::Event {
+                        v,
+                        event: fourkings_protocol::Event::Moved(event),
+                    })
+                    .unwrap();
+                    assert_eq!(
+                        moved_frame(v, &after, ply, automatic, &clock).as_str(),
+                        serde
+                    );
+                    finals += usize::from(after.is_over());
                     // Every move is found by its coordinate text among the kept moves, and
                     // texts that name no legal move find nothing.
                     for &listed in &fresh {
@@ -418,5 +523,6 @@ mod tests {
                 }
             }
         }
+        assert!(finals >= 4, "only {finals} games ended");
     }
 }
