@@ -304,7 +304,7 @@ struct MoveFields<'a> {
 /// path, which gives the same result for moves (a test checks it).
 fn parse_move(text: &str) -> Option<ClientMessage> {
     let fields = serde_json::from_str::<MoveFields<'_>>(text).ok()?;
-    (fields.kind == "move").then(|| ClientMessage::Move {
+    (fields.kind == "move").then_some(ClientMessage::Move {
         req: fields.req,
         seat: fields.seat,
         token: fields.token,
