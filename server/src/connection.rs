@@ -3,7 +3,7 @@
 //! `feed` and one `flush`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use fourkings_protocol::close::TOO_SLOW;
@@ -33,9 +33,17 @@ enum Outgoing {
 
 /// The sending side of a connection's queue, held by its room. Sending never waits: a connection
 /// that cannot keep up is closed instead of slowing the room down.
+///
+/// The queue is an unbounded channel with its own count: a bounded channel takes a lock for
+/// every message the writer receives (to release its permit), which was a visible share of the
+/// server's time when every move goes out to every connection of a room.
 #[derive(Clone)]
 pub(crate) struct Outbox {
-    tx: mpsc::Sender<Outgoing>,
+    tx: mpsc::UnboundedSender<Outgoing>,
+    /// Messages queued and not yet taken by the writer.
+    queued: Arc<AtomicUsize>,
+    /// How many may be queued.
+    capacity: usize,
     /// Set when the queue was too full even for the close frame. A flag rather than a
     /// cancellation token: the writer looks at it each time it wakes, and a token's check takes
     /// a lock (2% of the server's time under fan-out load). A full queue always wakes the
@@ -44,21 +52,85 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
+    /// A queue of at most `capacity` messages, and the receiving end for the writer.
+    fn new(capacity: usize) -> (Outbox, WriterQueue) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let overflow = Arc::new(AtomicBool::new(false));
+        let outbox = Outbox {
+            tx,
+            queued: queued.clone(),
+            capacity,
+            overflow: overflow.clone(),
+        };
+        (
+            outbox,
+            WriterQueue {
+                rx,
+                queued,
+                overflow,
+            },
+        )
+    }
+
+    /// Queues `message` unless the queue is full or gone.
+    fn push(&self, message: Outgoing) -> bool {
+        if self.queued.fetch_add(1, Ordering::AcqRel) >= self.capacity {
+            self.queued.fetch_sub(1, Ordering::AcqRel);
+            return false;
+        }
+        self.tx.send(message).is_ok()
+    }
+
     /// Queues a frame; `false` if the queue is full or gone.
     pub(crate) fn send(&self, frame: Utf8Bytes) -> bool {
-        self.tx.try_send(Outgoing::Text(frame)).is_ok()
+        self.push(Outgoing::Text(frame))
     }
 
     /// Queues a heartbeat ping (dropped if the queue is full: the connection is busy anyway).
     fn ping(&self) {
-        let _ = self.tx.try_send(Outgoing::Ping);
+        let _ = self.push(Outgoing::Ping);
     }
 
     /// Closes the connection with `code` after what is already queued.
     pub(crate) fn close(&self, code: u16, reason: &'static str) {
-        if self.tx.try_send(Outgoing::Close(code, reason)).is_err() {
+        if !self.push(Outgoing::Close(code, reason)) {
             self.overflow.store(true, Ordering::Release);
         }
+    }
+}
+
+/// The writer's end of an [`Outbox`].
+struct WriterQueue {
+    rx: mpsc::UnboundedReceiver<Outgoing>,
+    queued: Arc<AtomicUsize>,
+    overflow: Arc<AtomicBool>,
+}
+
+impl WriterQueue {
+    /// The next message, waiting for one; `None` once every outbox is gone.
+    async fn recv(&mut self) -> Option<Outgoing> {
+        let message = self.rx.recv().await;
+        self.took(message.is_some());
+        message
+    }
+
+    /// The next message if one is queued.
+    fn try_recv(&mut self) -> Option<Outgoing> {
+        let message = self.rx.try_recv().ok();
+        self.took(message.is_some());
+        message
+    }
+
+    fn took(&self, some: bool) {
+        if some {
+            self.queued.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Whether the room found the queue too full even for the close frame.
+    fn overflowed(&self) -> bool {
+        self.overflow.load(Ordering::Acquire)
     }
 }
 
@@ -94,16 +166,18 @@ impl RateLimit {
     }
 }
 
-/// Runs a connection to `room` until either side closes it.
-pub(crate) async fn run(socket: WebSocket, room: RoomHandle, config: Arc<Config>) {
+/// Runs a connection to `room` until either side closes it; `span` names the room in the
+/// connection's log lines.
+pub(crate) async fn run(
+    socket: WebSocket,
+    room: RoomHandle,
+    config: Arc<Config>,
+    span: tracing::Span,
+) {
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
-    let (tx, rx) = mpsc::channel(config.outbound_queue);
-    let outbox = Outbox {
-        tx,
-        overflow: Arc::new(AtomicBool::new(false)),
-    };
+    let (outbox, queue) = Outbox::new(config.outbound_queue);
     let (sink, mut stream) = socket.split();
-    let mut writer = tokio::spawn(write_loop(sink, rx, outbox.overflow.clone()));
+    let mut writer = tokio::spawn(write_loop(sink, queue));
     let connected = Command::Connect {
         conn,
         outbox: outbox.clone(),
@@ -113,7 +187,7 @@ pub(crate) async fn run(socket: WebSocket, room: RoomHandle, config: Arc<Config>
         // Whichever side ends first ends the connection: the client closing (the reader), or the
         // server closing it (the writer sent the close frame; no need to wait for the reply).
         tokio::select! {
-            () = read_loop(&mut stream, &room, conn, &outbox, &config) => {}
+            () = read_loop(&mut stream, &room, conn, &outbox, &config, &span) => {}
             _ = &mut writer => writer_done = true,
         }
         room.send(Command::Disconnect { conn }).await;
@@ -145,6 +219,7 @@ async fn read_loop(
     conn: ConnId,
     outbox: &Outbox,
     config: &Config,
+    span: &tracing::Span,
 ) {
     let mut limit = RateLimit::new(config.rate_per_second, config.rate_burst);
     let fail = |req, code: ErrorCode, message: String| {
@@ -163,7 +238,9 @@ async fn read_loop(
             },
             _ = ticks.tick() => {
                 if last_heard.elapsed() > heartbeat * 3 {
-                    tracing::debug!(conn, "no heartbeat answer: dropping the connection");
+                    span.in_scope(|| {
+                        tracing::debug!(conn, "no heartbeat answer: dropping the connection");
+                    });
                     let (code, reason) = fourkings_protocol::close::NO_HEARTBEAT;
                     outbox.close(code, reason);
                     return;
@@ -315,8 +392,7 @@ fn parse_move(text: &str) -> Option<ClientMessage> {
 
 async fn write_loop(
     mut sink: futures_util::stream::SplitSink<WebSocket, Message>,
-    mut rx: mpsc::Receiver<Outgoing>,
-    overflow: Arc<AtomicBool>,
+    mut queue: WriterQueue,
 ) {
     let close = |code, reason: &'static str| {
         Message::Close(Some(CloseFrame {
@@ -325,8 +401,8 @@ async fn write_loop(
         }))
     };
     loop {
-        let mut next = rx.recv().await;
-        if overflow.load(Ordering::Acquire) {
+        let mut next = queue.recv().await;
+        if queue.overflowed() {
             let _ = sink.send(close(TOO_SLOW.0, TOO_SLOW.1)).await;
             return;
         }
@@ -356,9 +432,9 @@ async fn write_loop(
                     }
                 }
             }
-            match rx.try_recv() {
-                Ok(more) => next = Some(more),
-                Err(_) => break,
+            match queue.try_recv() {
+                Some(more) => next = Some(more),
+                None => break,
             }
         }
         if sink.flush().await.is_err() {
