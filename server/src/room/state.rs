@@ -127,7 +127,7 @@ pub(crate) struct Room {
     pub(super) chat: VecDeque<(Audience, ChatLine)>,
     /// Events emitted by the request being handled, sent after its ack.
     pending: Vec<u64>,
-    pub(super) conns: HashMap<ConnId, Conn>,
+    pub(super) conns: HashMap<ConnId, Conn, foldhash::fast::RandomState>,
     /// Whether a CPU move is being computed for the current ply.
     pub(super) cpu_thinking: bool,
     /// The CPU move being computed: the ply and hash it is for, and the flag that stops it once
@@ -215,7 +215,7 @@ impl Room {
             history: VecDeque::new(),
             chat: VecDeque::new(),
             pending: Vec::new(),
-            conns: HashMap::new(),
+            conns: HashMap::default(),
             cpu_thinking: false,
             cpu_job: None,
             empty_since: Some(Instant::now()),

@@ -7,7 +7,7 @@ use super::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
 /// Keeps everything in memory; gone when the process ends.
 #[derive(Debug, Default)]
 pub struct MemoryStorage {
-    rooms: HashMap<String, RoomLog>,
+    rooms: HashMap<String, RoomLog, foldhash::fast::RandomState>,
     /// Insertion order of the rooms, so that loading is deterministic.
     order: Vec<String>,
     closed: Vec<String>,
