@@ -500,7 +500,15 @@ impl Room {
             },
         };
         if is_move {
-            let frame = encode(&answer);
+            let frame = match answer {
+                ServerMessage::Ack {
+                    req,
+                    seat_token: None,
+                    seats: None,
+                    host: None,
+                } => plain_ack(req),
+                _ => encode(&answer),
+            };
             self.send_delivery(conn, Delivery::Answer { frame, received });
         } else {
             self.send_to(conn, &answer);
@@ -1056,7 +1064,37 @@ impl Room {
     }
 }
 
+/// `{"type":"ack","req":…}`, written directly: every move is answered with it, and it is the
+/// same as serialising [`ServerMessage::Ack`] with no other field (a test checks it).
+fn plain_ack(req: u64) -> Utf8Bytes {
+    let mut numbers = itoa::Buffer::new();
+    let req = numbers.format(req);
+    let mut text = String::with_capacity(24 + req.len());
+    text.push_str(r#"{"type":"ack","req":"#);
+    text.push_str(req);
+    text.push('}');
+    Utf8Bytes::from(text)
+}
+
 /// Serialises a message once; the bytes are shared by every recipient.
 pub(super) fn encode(message: &ServerMessage) -> Utf8Bytes {
     Utf8Bytes::from(serde_json::to_string(message).expect("server messages always serialise"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_ack_is_what_serde_writes() {
+        for req in [0, 1, 9, 10, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let serde = encode(&ServerMessage::Ack {
+                req,
+                seat_token: None,
+                seats: None,
+                host: None,
+            });
+            assert_eq!(plain_ack(req), serde);
+        }
+    }
 }
