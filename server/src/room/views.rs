@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_fen4};
-use fourkings_engine::{
-    Army, ArmyStatus, Format, Game, Move, MoveList, Outcome, Piece, Seat, Square,
-};
+use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Seat, Square};
 use fourkings_protocol::{ArmyState, Clock, GameResult, GameView, LegalMoves, SeatIndex};
 
 /// The label of a seat: the army on the cross board, W1/B1/W2/B2 in Duo.
@@ -369,15 +367,18 @@ pub(crate) fn legal_moves(game: &Game, legal: &mut LegalMoveCache) -> Option<Leg
 pub(crate) struct LegalMoveCache {
     /// The ply count and position hash the moves are for; `None` when emptied.
     key: Option<(u32, u64)>,
-    moves: MoveList,
+    /// A vector rather than the engine's fixed-capacity list: a room keeps it while idle, and
+    /// the list's capacity for the most moves any position can have is kilobytes.
+    moves: Vec<Move>,
 }
 
 impl LegalMoveCache {
     /// The legal moves of the seat to move in `game`, generated unless kept from before.
-    pub(crate) fn moves(&mut self, game: &Game) -> &MoveList {
+    pub(crate) fn moves(&mut self, game: &Game) -> &[Move] {
         let key = (game.ply_count(), game.position().hash());
         if self.key != Some(key) {
-            self.moves = game.legal_moves();
+            self.moves.clear();
+            self.moves.extend_from_slice(&game.legal_moves());
             self.key = Some(key);
         }
         &self.moves
@@ -472,7 +473,7 @@ mod tests {
                         break;
                     };
                     let fresh = game.legal_moves();
-                    assert_eq!(cache.moves(&game).as_slice(), fresh.as_slice());
+                    assert_eq!(cache.moves(&game), fresh.as_slice());
                     let v = rng.random_range(0..u64::MAX);
                     let frame = legal_moves_frame(v, listed.seat, listed.ply, cache.moves(&game));
                     let serde = serde_json::to_string(&ServerMessage::LegalMoves {
