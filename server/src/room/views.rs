@@ -265,10 +265,10 @@ pub(crate) fn moved_event(
 }
 
 /// The `moved` event at version `v`, written straight into its frame: every connection of the
-/// room receives it for every move, and building a [`MovedEvent`] to serialise it (a map of
+/// room receives it for every move, and building a `MovedEvent` to serialise it (a map of
 /// allocated strings, then serde's general path) was the largest part of a move's cost after
-/// the legal moves. The bytes are exactly what serialising the [`MovedEvent`] from
-/// [`moved_event`] gives (a test checks it).
+/// the legal moves. The bytes are exactly what serialising the `MovedEvent` that the tests'
+/// `moved_event` builds gives (a test checks it over random games).
 pub(crate) fn moved_frame(
     v: u64,
     game: &Game,
