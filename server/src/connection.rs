@@ -26,8 +26,6 @@ pub(crate) const POLICY_VIOLATION: u16 = 1008;
 /// What the writer sends.
 enum Outgoing {
     Text(Utf8Bytes),
-    /// A heartbeat: the client's WebSocket answers with a pong.
-    Ping,
     Close(u16, &'static str),
 }
 
@@ -87,11 +85,6 @@ impl Outbox {
         self.push(Outgoing::Text(frame))
     }
 
-    /// Queues a heartbeat ping (dropped if the queue is full: the connection is busy anyway).
-    fn ping(&self) {
-        let _ = self.push(Outgoing::Ping);
-    }
-
     /// Closes the connection with `code` after what is already queued.
     pub(crate) fn close(&self, code: u16, reason: &'static str) {
         if !self.push(Outgoing::Close(code, reason)) {
@@ -131,6 +124,38 @@ impl WriterQueue {
     /// Whether the room found the queue too full even for the close frame.
     fn overflowed(&self) -> bool {
         self.overflow.load(Ordering::Acquire)
+    }
+}
+
+/// When a connection last heard from its client, shared by the reader (which hears) and the
+/// writer (which pings, and gives up on a client silent for three heartbeats). The heartbeat
+/// lives in the writer, as in the baseline: a timer in the reader woke it for every ping and
+/// made it poll the socket once or twice for nothing.
+struct Heard {
+    /// The moment the connection opened; `at` counts from it.
+    start: Instant,
+    /// Milliseconds from `start` to the last frame received.
+    at: AtomicU64,
+}
+
+impl Heard {
+    fn new() -> Heard {
+        Heard {
+            start: Instant::now(),
+            at: AtomicU64::new(0),
+        }
+    }
+
+    /// A frame came in `now`.
+    fn heard(&self, now: Instant) {
+        let ms = u64::try_from(now.duration_since(self.start).as_millis()).unwrap_or(u64::MAX);
+        self.at.store(ms, Ordering::Relaxed);
+    }
+
+    /// How long the client has been silent.
+    fn silent_for(&self) -> std::time::Duration {
+        let heard = self.start + std::time::Duration::from_millis(self.at.load(Ordering::Relaxed));
+        Instant::now().saturating_duration_since(heard)
     }
 }
 
@@ -177,7 +202,14 @@ pub(crate) async fn run(
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let (outbox, queue) = Outbox::new(config.outbound_queue);
     let (sink, mut stream) = socket.split();
-    let mut writer = tokio::spawn(write_loop(sink, queue));
+    let heard = Arc::new(Heard::new());
+    let heartbeat = Heartbeat {
+        every: config.heartbeat(),
+        heard: heard.clone(),
+        span: span.clone(),
+        conn,
+    };
+    let mut writer = tokio::spawn(write_loop(sink, queue, heartbeat));
     let connected = Command::Connect {
         conn,
         outbox: outbox.clone(),
@@ -187,7 +219,7 @@ pub(crate) async fn run(
         // Whichever side ends first ends the connection: the client closing (the reader), or the
         // server closing it (the writer sent the close frame; no need to wait for the reply).
         tokio::select! {
-            () = read_loop(&mut stream, &room, conn, &outbox, &config, &span) => {}
+            () = read_loop(&mut stream, &room, conn, &outbox, &config, &heard) => {}
             _ = &mut writer => writer_done = true,
         }
         room.send(Command::Disconnect { conn }).await;
@@ -219,39 +251,16 @@ async fn read_loop(
     conn: ConnId,
     outbox: &Outbox,
     config: &Config,
-    span: &tracing::Span,
+    heard: &Heard,
 ) {
     let mut limit = RateLimit::new(config.rate_per_second, config.rate_burst);
     let fail = |req, code: ErrorCode, message: String| {
         outbox.send(encode(&ServerMessage::Error { req, code, message }));
     };
-    // Heartbeats: a ping every interval; a connection silent for three intervals is dead.
-    let heartbeat = config.heartbeat();
-    let mut ticks = tokio::time::interval(heartbeat);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut last_heard = Instant::now();
-    loop {
-        let frame = tokio::select! {
-            frame = stream.next() => match frame {
-                Some(frame) => frame,
-                None => return,
-            },
-            _ = ticks.tick() => {
-                if last_heard.elapsed() > heartbeat * 3 {
-                    span.in_scope(|| {
-                        tracing::debug!(conn, "no heartbeat answer: dropping the connection");
-                    });
-                    let (code, reason) = fourkings_protocol::close::NO_HEARTBEAT;
-                    outbox.close(code, reason);
-                    return;
-                }
-                outbox.ping();
-                continue;
-            }
-        };
+    while let Some(frame) = stream.next().await {
         // One reading of the clock serves the heartbeat, the rate limit and the round trip.
         let now = Instant::now();
-        last_heard = now;
+        heard.heard(now);
         let text = match frame {
             Ok(Message::Text(text)) => text,
             Ok(Message::Binary(_)) => {
@@ -390,9 +399,19 @@ fn parse_move(text: &str) -> Option<ClientMessage> {
     })
 }
 
+/// The writer's heartbeat: a ping every `every`, and the end of a client silent for three.
+struct Heartbeat {
+    every: std::time::Duration,
+    heard: Arc<Heard>,
+    /// Names the room in the line that says a connection was dropped.
+    span: tracing::Span,
+    conn: ConnId,
+}
+
 async fn write_loop(
     mut sink: futures_util::stream::SplitSink<WebSocket, Message>,
     mut queue: WriterQueue,
+    heartbeat: Heartbeat,
 ) {
     let close = |code, reason: &'static str| {
         Message::Close(Some(CloseFrame {
@@ -400,8 +419,30 @@ async fn write_loop(
             reason: Utf8Bytes::from_static(reason),
         }))
     };
+    let mut ticks = tokio::time::interval_at(Instant::now() + heartbeat.every, heartbeat.every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let mut next = queue.recv().await;
+        let mut next = tokio::select! {
+            next = queue.recv() => next,
+            _ = ticks.tick() => {
+                if heartbeat.heard.silent_for() > heartbeat.every * 3 {
+                    heartbeat.span.in_scope(|| {
+                        tracing::debug!(
+                            conn = heartbeat.conn,
+                            "no heartbeat answer: dropping the connection"
+                        );
+                    });
+                    let (code, reason) = fourkings_protocol::close::NO_HEARTBEAT;
+                    let _ = sink.send(close(code, reason)).await;
+                    return;
+                }
+                // The client's WebSocket answers with a pong.
+                if sink.send(Message::Ping(axum::body::Bytes::new())).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
         if queue.overflowed() {
             let _ = sink.send(close(TOO_SLOW.0, TOO_SLOW.1)).await;
             return;
@@ -419,15 +460,6 @@ async fn write_loop(
                 }
                 Some(Outgoing::Text(text)) => {
                     if sink.feed(Message::Text(text)).await.is_err() {
-                        return;
-                    }
-                }
-                Some(Outgoing::Ping) => {
-                    if sink
-                        .feed(Message::Ping(axum::body::Bytes::new()))
-                        .await
-                        .is_err()
-                    {
                         return;
                     }
                 }
