@@ -90,6 +90,23 @@ impl TestServer {
         response.json().await.unwrap()
     }
 
+    /// A server whose connections may queue two messages, and one client of a fresh room that
+    /// sent a burst of requests without reading the answers and was closed for it (code 1008, as
+    /// asserted here).
+    pub async fn with_a_client_dropped_for_a_full_queue() -> TestServer {
+        let server = TestServer::with(|c| {
+            c.outbound_queue = 2;
+            c.rate_per_second = 100_000;
+            c.rate_burst = 100_000;
+        })
+        .await;
+        let room = server.create_room(&SettingsPatch::default()).await;
+        let (mut client, _) = server.connect(&room.id).await;
+        // A burst of requests, each answered with an ack and an event, read by nobody.
+        assert_eq!(client.flood_unread(&room.host_token, 500).await, Some(1008));
+        server
+    }
+
     /// `POST /api/rooms` with a raw body.
     pub async fn post_room(&self, body: &str) -> reqwest::Response {
         self.http
@@ -277,6 +294,19 @@ impl Client {
         self.until_closed().await.1
     }
 
+    /// Plays `mv` (coordinate form) for `seat`, holding `token`, at `ply`; returns the answer.
+    pub async fn play_move(&mut self, seat: u8, token: &str, ply: u32, mv: &str) -> ServerMessage {
+        let (token, mv) = (token.to_owned(), mv.to_owned());
+        self.request(|req| ClientMessage::Move {
+            req,
+            seat,
+            token,
+            ply,
+            mv,
+        })
+        .await
+    }
+
     /// The next message that is a snapshot (others are skipped).
     pub async fn snapshot(&mut self) -> Snapshot {
         loop {
@@ -458,15 +488,8 @@ impl Table {
     /// Plays `mv` (coordinate form) for `seat` at the current ply and returns the answer.
     pub async fn play(&mut self, seat: u8, ply: u32, mv: &str) -> ServerMessage {
         let token = self.tokens[usize::from(seat)].clone();
-        let mv = mv.to_owned();
         self.players[usize::from(seat)]
-            .request(|req| ClientMessage::Move {
-                req,
-                seat,
-                token,
-                ply,
-                mv,
-            })
+            .play_move(seat, &token, ply, mv)
             .await
     }
 }

@@ -817,16 +817,7 @@ async fn two_hundred_rooms_play_through_drops_and_reconnections_without_losing_a
 #[tokio::test]
 async fn a_client_closed_for_falling_behind_ends_without_a_panic() {
     let panics = count_panics();
-    let server = TestServer::with(|c| {
-        c.outbound_queue = 2;
-        c.rate_per_second = 100_000;
-        c.rate_burst = 100_000;
-    })
-    .await;
-    let room = server.create_room(&SettingsPatch::default()).await;
-    let (mut client, _) = server.connect(&room.id).await;
-    // A burst of requests, each answered with an ack and an event, read by nobody.
-    assert_eq!(client.flood_unread(&room.host_token, 500).await, Some(1008));
+    let server = TestServer::with_a_client_dropped_for_a_full_queue().await;
     // `stop` waits for every connection's task to end.
     server.server.stop().await;
     assert_eq!(panics.load(Ordering::SeqCst), 0);

@@ -38,17 +38,7 @@ async fn play_one(client: &mut Client, seat: u8, token: &str) -> bool {
         match client.next().await {
             ServerMessage::LegalMoves { moves, .. } if moves.seat == seat => {
                 let mv = moves.moves[moves.moves.len() / 2].clone();
-                let ply = moves.ply;
-                let token = token.to_owned();
-                let answer = client
-                    .request(|req| ClientMessage::Move {
-                        req,
-                        seat,
-                        token,
-                        ply,
-                        mv,
-                    })
-                    .await;
+                let answer = client.play_move(seat, token, moves.ply, &mv).await;
                 return matches!(answer, ServerMessage::Ack { .. });
             }
             ServerMessage::Event {

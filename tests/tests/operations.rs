@@ -201,16 +201,7 @@ async fn metrics_count_what_a_game_did() {
 
 #[tokio::test]
 async fn a_client_dropped_for_a_full_queue_is_counted() {
-    let server = TestServer::with(|c| {
-        c.outbound_queue = 2;
-        c.rate_per_second = 100_000;
-        c.rate_burst = 100_000;
-    })
-    .await;
-    let room = server.create_room(&SettingsPatch::default()).await;
-    let (mut client, _) = server.connect(&room.id).await;
-    // A burst of requests, each answered with an ack and an event, read by nobody.
-    assert_eq!(client.flood_unread(&room.host_token, 500).await, Some(1008));
+    let server = TestServer::with_a_client_dropped_for_a_full_queue().await;
     let samples = scrape(&server).await;
     assert_eq!(
         value(&samples, "fourkings_broadcast_queue_drops_total"),
