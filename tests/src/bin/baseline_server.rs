@@ -7,7 +7,8 @@
 //! `--moved-bytes` to every connection of the room, and a `legal_moves` list of about
 //! `--legal-bytes` to the seat to move next. Moves are not checked, nothing is stored or versioned beyond a
 //! counter, and a room is a mutex around its connections' queues, locked by whichever reader
-//! receives a move: no room task, no event log, no game.
+//! receives a move: no room task, no event log, no game. With `--room-task` each room gets a
+//! task and an inbox, as in the game server's design, to price that hop on its own.
 //!
 //! What it keeps from the game server's design, because any server on the internet needs it and
 //! the comparison should price only the game: a reader and a writer task per connection, a
@@ -57,6 +58,22 @@ struct Args {
     /// The size of the snapshot a new connection receives, in bytes.
     #[arg(long, default_value_t = 2600)]
     snapshot_bytes: usize,
+    /// Gives each room a task with an inbox, as the game server's design has it: readers hand
+    /// each message to the room's task, which answers and fans out. Still no game logic, so the
+    /// difference to the plain baseline prices the design's hop alone.
+    #[arg(long)]
+    room_task: bool,
+}
+
+/// What a room's task takes from a reader (with `--room-task`): the sender and its frame.
+type Hop = (u64, Utf8Bytes);
+
+/// How the readers reach a room.
+#[derive(Clone, Default)]
+struct RoomEntry {
+    room: Arc<Mutex<Room>>,
+    /// The room's inbox, with `--room-task`.
+    inbox: Option<mpsc::Sender<Hop>>,
 }
 
 /// What a writer sends.
@@ -89,7 +106,7 @@ impl Room {
 
 /// What every connection shares.
 struct Shared {
-    rooms: Mutex<HashMap<String, Arc<Mutex<Room>>>>,
+    rooms: Mutex<HashMap<String, RoomEntry>>,
     next_id: AtomicU64,
     args: Args,
     /// The `moves` array of every `legal_moves`, serialised once.
@@ -186,11 +203,17 @@ async fn create_room(
     }
     let n = shared.next_id.fetch_add(1, Ordering::Relaxed);
     let id = format!("{n:013}");
+    let mut entry = RoomEntry::default();
+    if shared.args.room_task {
+        let (inbox, rx) = mpsc::channel(64);
+        entry.inbox = Some(inbox);
+        tokio::spawn(room_task(shared.clone(), entry.room.clone(), rx));
+    }
     shared
         .rooms
         .lock()
         .expect("not poisoned")
-        .insert(id.clone(), Arc::default());
+        .insert(id.clone(), entry);
     let body = format!(r#"{{"id":"{id}","link":"/r/{id}","host_token":"{n:022}"}}"#);
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = StatusCode::CREATED;
@@ -227,7 +250,9 @@ async fn websocket(stream: TcpStream, shared: Arc<Shared>) {
     else {
         return;
     };
-    let Some(room) = room else { return };
+    let Some(RoomEntry { room, inbox }) = room else {
+        return;
+    };
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = mpsc::channel(shared.args.outbound_queue);
     let _ = tx.try_send(Out::Text(shared.snapshot.clone()));
@@ -241,11 +266,18 @@ async fn websocket(stream: TcpStream, shared: Arc<Shared>) {
     let writer = tokio::spawn(write_loop(sink, rx, heartbeat));
     while let Some(Ok(frame)) = stream.next().await {
         match frame {
-            Message::Text(text) => {
-                if let Ok(msg) = serde_json::from_str::<ClientLite>(&text) {
-                    handle(&shared, &room, id, &tx, &msg);
+            Message::Text(text) => match &inbox {
+                Some(inbox) => {
+                    if inbox.send((id, text)).await.is_err() {
+                        break;
+                    }
                 }
-            }
+                None => {
+                    if let Ok(msg) = serde_json::from_str::<ClientLite>(&text) {
+                        handle(&shared, &room, id, &tx, &msg);
+                    }
+                }
+            },
             Message::Close(_) => break,
             _ => {}
         }
@@ -256,6 +288,22 @@ async fn websocket(stream: TcpStream, shared: Arc<Shared>) {
         .retain(|c| c.id != id);
     drop(tx);
     let _ = writer.await;
+}
+
+/// A room's task (with `--room-task`): answers the messages its readers hand it, in order.
+async fn room_task(shared: Arc<Shared>, room: Arc<Mutex<Room>>, mut inbox: mpsc::Receiver<Hop>) {
+    while let Some((id, text)) = inbox.recv().await {
+        let Ok(msg) = serde_json::from_str::<ClientLite>(&text) else {
+            continue;
+        };
+        let tx = {
+            let room = room.lock().expect("not poisoned");
+            room.conns.iter().find(|c| c.id == id).map(|c| c.tx.clone())
+        };
+        if let Some(tx) = tx {
+            handle(&shared, &room, id, &tx, &msg);
+        }
+    }
 }
 
 /// Answers one message: an ack, and for a move (or a start) the event and the next legal moves.
