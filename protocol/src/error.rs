@@ -103,6 +103,9 @@ error_codes! {
     BadVersion = "bad_version",
     /// The WebSocket's Origin is not allowed.
     ForbiddenOrigin = "forbidden_origin",
+    /// A request to a WebSocket address that is not a WebSocket upgrade: HTTP 400 (426, with the
+    /// version spoken, for a WebSocket version other than 13).
+    NotWebSocket = "not_websocket",
     /// The server is shutting down: HTTP 503 for a new room or WebSocket while it drains.
     ShuttingDown = "shutting_down",
     /// Something went wrong in the server.

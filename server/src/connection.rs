@@ -5,15 +5,17 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use fourkings_protocol::close::TOO_SLOW;
 use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
 
 use crate::config::Config;
 use crate::room::{Command, RoomHandle};
+use crate::upgrade::Socket;
 
 /// Identifies a connection within the server.
 pub(crate) type ConnId = u64;
@@ -194,7 +196,7 @@ impl RateLimit {
 /// Runs a connection to `room` until either side closes it; `span` names the room in the
 /// connection's log lines.
 pub(crate) async fn run(
-    socket: WebSocket,
+    socket: Socket,
     room: RoomHandle,
     config: Arc<Config>,
     span: tracing::Span,
@@ -246,7 +248,7 @@ pub(crate) async fn run(
 }
 
 async fn read_loop(
-    stream: &mut futures_util::stream::SplitStream<WebSocket>,
+    stream: &mut futures_util::stream::SplitStream<Socket>,
     room: &RoomHandle,
     conn: ConnId,
     outbox: &Outbox,
@@ -275,8 +277,9 @@ async fn read_loop(
                 continue;
             }
             Ok(Message::Close(_)) => return,
-            // Control frames count toward the rate too: a flood of pings is still a flood.
-            Ok(Message::Ping(_) | Message::Pong(_)) => {
+            // Control frames count toward the rate too: a flood of pings is still a flood. (Raw
+            // frames are never read; they only exist for writing.)
+            Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_)) => {
                 if !limit.allow(now) {
                     return flooded(outbox);
                 }
@@ -409,13 +412,13 @@ struct Heartbeat {
 }
 
 async fn write_loop(
-    mut sink: futures_util::stream::SplitSink<WebSocket, Message>,
+    mut sink: futures_util::stream::SplitSink<Socket, Message>,
     mut queue: WriterQueue,
     heartbeat: Heartbeat,
 ) {
-    let close = |code, reason: &'static str| {
+    let close = |code: u16, reason: &'static str| {
         Message::Close(Some(CloseFrame {
-            code,
+            code: code.into(),
             reason: Utf8Bytes::from_static(reason),
         }))
     };
@@ -437,7 +440,7 @@ async fn write_loop(
                     return;
                 }
                 // The client's WebSocket answers with a pong.
-                if sink.send(Message::Ping(axum::body::Bytes::new())).await.is_err() {
+                if sink.send(Message::Ping(Bytes::new())).await.is_err() {
                     return;
                 }
                 continue;

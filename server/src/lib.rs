@@ -5,7 +5,9 @@
 //! | module | concern |
 //! |---|---|
 //! | `config` | every setting, from flags or `FOURKINGS_*` environment variables |
+//! | `http` | accepting TCP connections and serving them with HTTP/1.1 |
 //! | `app` | the HTTP routes: room API, WebSocket upgrade, health, metrics |
+//! | `upgrade` | the WebSocket handshake, which hands a connection its TCP stream |
 //! | `health` | whether the server is up and ready for rooms (`/healthz`, `/readyz`) |
 //! | `metrics` | what the server counts, as Prometheus text (`/metrics`) |
 //! | `directory` | room ids to room handles |
@@ -31,10 +33,12 @@ mod connection;
 pub mod cpu;
 mod directory;
 mod health;
+mod http;
 mod ids;
 mod metrics;
 mod room;
 pub mod storage;
+mod upgrade;
 mod web;
 
 use std::net::SocketAddr;
@@ -87,7 +91,7 @@ pub struct Server {
     shutdown: CancellationToken,
     /// Cancelled when the HTTP listener is to stop, after everything else.
     stop_http: CancellationToken,
-    task: JoinHandle<std::io::Result<()>>,
+    task: JoinHandle<()>,
     connections: TaskTracker,
     rooms: TaskTracker,
     health: Arc<Health>,
@@ -205,11 +209,7 @@ impl Server {
         let app = app::router(state);
         let stop_http = CancellationToken::new();
         let stop = stop_http.clone();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move { stop.cancelled().await })
-                .await
-        });
+        let task = tokio::spawn(async move { http::serve(listener, app, stop).await });
         tracing::info!(%addr, "listening");
         Ok(Server {
             addr,

@@ -900,6 +900,40 @@ async fn the_websocket_upgrade_checks_the_origin() {
     );
 }
 
+/// A request to a room's WebSocket address that is not a WebSocket upgrade is refused with a
+/// code, and so is a WebSocket version other than 13 (with the version spoken); the room's
+/// WebSocket still opens afterwards.
+#[tokio::test]
+async fn the_websocket_address_refuses_what_is_not_a_websocket() {
+    let server = test_server(|_| {}).await;
+    let (room, _, _) = lobby(&server).await;
+    let plain = server.get(&format!("/ws/{room}")).await;
+    assert_eq!(plain.status(), 400);
+    let body: ErrorBody = plain.json().await.expect("an error body");
+    assert_eq!(body.code, ErrorCode::NotWebSocket);
+
+    let old = reqwest::Client::new()
+        .get(format!("http://{}/ws/{room}", server.server.addr()))
+        .header("connection", "Upgrade")
+        .header("upgrade", "websocket")
+        .header("sec-websocket-version", "8")
+        .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(old.status(), 426);
+    assert_eq!(
+        old.headers()
+            .get("sec-websocket-version")
+            .map(|v| v.as_bytes()),
+        Some(&b"13"[..])
+    );
+    let body: ErrorBody = old.json().await.expect("an error body");
+    assert_eq!(body.code, ErrorCode::NotWebSocket);
+
+    assert_eq!(upgrade(&server, &room, None).await, None);
+}
+
 #[tokio::test]
 async fn allowed_origins_replace_the_same_origin_rule() {
     let server = test_server(|c| {

@@ -2,7 +2,6 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::{Format, Game};
 use fourkings_protocol::{
     ChatChannel, ChatLine, ClientMessage, CpuLevel, ErrorCode, Event, GameStatus, Occupant,
@@ -10,6 +9,7 @@ use fourkings_protocol::{
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::clock::Clocks;
 use super::observe::{Reported, record_kind, request_span};
