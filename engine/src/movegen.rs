@@ -34,6 +34,13 @@ impl MoveSink for MoveList {
     }
 }
 
+impl MoveSink for Vec<Move> {
+    #[inline]
+    fn push(&mut self, mv: Move) {
+        Vec::push(self, mv);
+    }
+}
+
 /// Counts moves without storing them (perft's last ply).
 pub(crate) struct Counter(pub(crate) usize);
 

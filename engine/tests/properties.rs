@@ -108,6 +108,55 @@ proptest! {
         }
     }
 
+    /// The moves a game keeps from its turn assessment are the moves generated afresh, after
+    /// moves, take-backs and resignations alike, and the game plays exactly those: a move of
+    /// the mover's pieces that is not among them is refused.
+    #[test]
+    fn kept_legal_moves_are_the_moves_generated_afresh(rules in rules(), seed in any::<u64>(), choices in proptest::collection::vec(any::<u16>(), 1..160)) {
+        let mut game = Game::with_seed(rules, seed).unwrap();
+        for choice in choices {
+            if game.is_over() {
+                break;
+            }
+            let fresh: Vec<Move> = if game.walking_king_to_move() {
+                Vec::new()
+            } else {
+                let forbidden = game.forbidden_move();
+                game.position().legal_moves().into_iter().filter(|&mv| Some(mv) != forbidden).collect()
+            };
+            prop_assert_eq!(game.legal_moves().to_vec(), fresh.clone());
+            let seat = game.to_move().unwrap();
+            match choice % 16 {
+                // A take-back by the seat that moved last (refused when the rules have none).
+                0 => {
+                    let last = game.plies().last().map(|ply| ply.seat);
+                    if let Some(last) = last {
+                        let _ = game.take_back(last);
+                    }
+                }
+                1 if choice % 64 == 1 => {
+                    let _ = game.resign(seat);
+                }
+                _ if game.walking_king_to_move() => {
+                    game.walk_king().unwrap();
+                }
+                _ => {
+                    let from = fresh[usize::from(choice) % fresh.len()].from();
+                    let to = Square::new((choice % 14) as u8, (choice / 14 % 14) as u8);
+                    if let Some(to) = to {
+                        let stray = Move::new(from, to, MoveKind::Normal, None);
+                        if !fresh.contains(&stray) {
+                            let mut copy = game.clone();
+                            prop_assert!(copy.play(seat, stray).is_err(), "{} was played", stray);
+                        }
+                    }
+                    let mv = fresh[usize::from(choice) % fresh.len()];
+                    game.play(seat, mv).unwrap();
+                }
+            }
+        }
+    }
+
     /// Positions survive FEN4 (cross board) and FEN (Duo) exactly.
     #[test]
     fn fen4_and_fen_round_trip(rules in rules(), choices in proptest::collection::vec(any::<u16>(), 0..200)) {

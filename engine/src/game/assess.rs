@@ -102,7 +102,9 @@ impl Game {
         let mut credited = ArmySet::EMPTY;
         while self.outcome.is_none() {
             let army = self.position.turn();
-            if self.position.has_legal_move(army, ArmySet::ALL) {
+            // The whole list rather than a search for any one move: the server asks for the
+            // list next (see `KeptMoves`).
+            if !self.kept.of(&self.position).is_empty() {
                 break;
             }
             if self.position.is_check(army) {

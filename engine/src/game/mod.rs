@@ -57,6 +57,37 @@ pub struct Game {
     resignation_request: Option<Seat>,
     /// Seeds the walking kings' random moves, so a replay is deterministic.
     seed: u64,
+    /// The legal moves of the position as it stands.
+    kept: KeptMoves,
+}
+
+/// The legal moves of a position, kept for as long as it stands. After every move the game asks
+/// whether the next army can move at all; a server then lists that army's moves for its player,
+/// and checks the move that comes back against them. One generation serves all three, where
+/// each used to generate on its own (a third of the engine's time in a server under load).
+#[derive(Clone, Debug, Default)]
+struct KeptMoves {
+    /// The hash of the position the moves are for. The hash covers everything generation reads
+    /// (pieces, the army to move, castling and en passant rights, army statuses).
+    hash: Option<u64>,
+    moves: Vec<Move>,
+}
+
+impl KeptMoves {
+    /// The legal moves of the army to move in `position`, generated unless kept.
+    fn of(&mut self, position: &Position) -> &[Move] {
+        if self.hash != Some(position.hash()) {
+            self.moves.clear();
+            position.generate(position.turn(), ArmySet::ALL, &mut self.moves);
+            self.hash = Some(position.hash());
+        }
+        &self.moves
+    }
+
+    /// The moves if they are kept for `position`.
+    fn get(&self, position: &Position) -> Option<&[Move]> {
+        (self.hash == Some(position.hash())).then_some(self.moves.as_slice())
+    }
 }
 
 /// Why a game refused an action. The game is unchanged.
@@ -179,6 +210,7 @@ impl Game {
             draw_offer: None,
             resignation_request: None,
             seed,
+            kept: KeptMoves::default(),
         };
         game.keys.push(game.repetition_key());
         let mut consequences = Vec::new();
@@ -327,7 +359,10 @@ impl Game {
         if self.is_over() || self.walking_king_to_move() {
             return MoveList::new();
         }
-        let mut moves = self.position.legal_moves();
+        let mut moves = match self.kept.get(&self.position) {
+            Some(kept) => kept.iter().copied().collect(),
+            None => self.position.legal_moves(),
+        };
         if let Some(forbidden) = self.forbidden_move() {
             moves.retain(|mv| *mv != forbidden);
         }
@@ -343,7 +378,11 @@ impl Game {
         if self.forbidden_move() == Some(mv) {
             return Err(GameError::TakenBack(mv));
         }
-        if !self.position.is_legal(mv) {
+        let legal = match self.kept.get(&self.position) {
+            Some(kept) => kept.contains(&mv),
+            None => self.position.is_legal(mv),
+        };
+        if !legal {
             return Err(GameError::IllegalMove(mv));
         }
         Ok(self.apply(mv, false))
