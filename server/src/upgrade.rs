@@ -97,17 +97,17 @@ impl Handshake {
                 tracing::error!("an upgraded connection is not a TCP stream; closing it");
                 return None;
             };
-            // Bytes the client sent right after its request, already read by hyper.
-            let early = parts.read_buf.to_vec();
-            Some(
-                WebSocketStream::from_partially_read(
-                    parts.io.into_inner(),
-                    early,
-                    Role::Server,
-                    Some(config),
-                )
-                .await,
-            )
+            let stream = parts.io.into_inner();
+            // Bytes the client sent right after its request, already read by hyper (rare: a
+            // client waits for the answer before it writes).
+            let socket = if parts.read_buf.is_empty() {
+                WebSocketStream::from_raw_socket(stream, Role::Server, Some(config)).await
+            } else {
+                let early = parts.read_buf.to_vec();
+                WebSocketStream::from_partially_read(stream, early, Role::Server, Some(config))
+                    .await
+            };
+            Some(socket)
         };
         (response, socket)
     }

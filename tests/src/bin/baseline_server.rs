@@ -12,8 +12,8 @@
 //!
 //! What it keeps from the game server's design, because any server on the internet needs it and
 //! the comparison should price only the game: a reader and a writer task per connection, a
-//! bounded outbound queue per connection written with `feed` and one `flush`, 4 KiB socket
-//! buffers, and a heartbeat ping every `--heartbeat-seconds` (sent by the writer's own timer).
+//! bounded outbound queue per connection written with `feed` and one `flush`, the same socket
+//! buffers (2 KiB to read, 4 KiB to write), and a heartbeat ping every `--heartbeat-seconds` (sent by the writer's own timer).
 //!
 //! `baseline-server --addr 127.0.0.1:0` prints `listening on http://<addr>` and serves until
 //! killed.
@@ -241,7 +241,7 @@ async fn websocket(stream: TcpStream, shared: Arc<Shared>) {
         }
     };
     let config = WebSocketConfig::default()
-        .read_buffer_size(4096)
+        .read_buffer_size(2048)
         .write_buffer_size(4096)
         .max_message_size(Some(16 * 1024))
         .max_frame_size(Some(16 * 1024));
