@@ -287,13 +287,16 @@ pub(crate) fn moved_frame(
     text.extend_from_slice(br#","ply":"#);
     text.extend_from_slice(numbers.format(game.ply_count()).as_bytes());
     text.extend_from_slice(br#","text":"#);
-    write_json(&mut text, &ply.text);
+    push_json_str(&mut text, &ply.text);
     text.extend_from_slice(br#","move":"#);
     push_quoted_coordinate(&mut text, ply.mv, false);
     text.extend_from_slice(br#","changed":{"#);
     // A map keyed by square name: in name order, each square once.
-    let mut changed: Vec<(String, Square)> =
-        ply.changed.iter().map(|&sq| (sq.name(), sq)).collect();
+    let mut changed: Vec<(&[u8], Square)> = ply
+        .changed
+        .iter()
+        .map(|&sq| (square_name(sq), sq))
+        .collect();
     changed.sort_unstable();
     changed.dedup_by(|a, b| a.0 == b.0);
     for (i, (name, sq)) in changed.iter().enumerate() {
@@ -301,7 +304,7 @@ pub(crate) fn moved_frame(
             text.push(b',');
         }
         text.push(b'"');
-        text.extend_from_slice(name.as_bytes());
+        text.extend_from_slice(name);
         text.extend_from_slice(b"\":");
         match pos.piece_at(*sq) {
             Some(piece) => {
@@ -317,17 +320,38 @@ pub(crate) fn moved_frame(
         Some(seat) => text.extend_from_slice(numbers.format(seat.index()).as_bytes()),
         None => text.extend_from_slice(b"null"),
     }
-    text.extend_from_slice(br#","checks":"#);
-    write_json(&mut text, &checks(game));
-    text.extend_from_slice(br#","points":"#);
-    write_json(&mut text, &points(game));
-    text.extend_from_slice(br#","armies":"#);
-    write_json(&mut text, &armies(game));
+    text.extend_from_slice(br#","checks":["#);
+    for (i, seat) in checks(game).into_iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        text.extend_from_slice(numbers.format(seat).as_bytes());
+    }
+    text.extend_from_slice(br#"],"points":["#);
+    for (i, points) in points(game).into_iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        text.extend_from_slice(numbers.format(points).as_bytes());
+    }
+    text.extend_from_slice(br#"],"armies":["#);
+    for (i, army) in armies(game).into_iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        text.extend_from_slice(match army {
+            ArmyState::Playing => br#""playing""#.as_slice(),
+            ArmyState::KingWalking => br#""king_walking""#,
+            ArmyState::Out => br#""out""#,
+            ArmyState::Absent => br#""absent""#,
+        });
+    }
+    text.push(b']');
     if automatic || ply.walking {
         text.extend_from_slice(br#","automatic":true"#);
     }
     text.extend_from_slice(br#","clock":"#);
-    write_json(&mut text, clock);
+    push_clock(&mut text, clock);
     if let Some(result) = result(game) {
         text.extend_from_slice(br#","result":"#);
         write_json(&mut text, &result);
@@ -339,6 +363,64 @@ pub(crate) fn moved_frame(
 /// Appends `value` as JSON.
 fn write_json(text: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
     serde_json::to_writer(text, value).expect("protocol values always serialise");
+}
+
+/// Appends `value` as a JSON string: directly when nothing in it needs escaping (move texts
+/// never do), through serde otherwise.
+fn push_json_str(text: &mut Vec<u8>, value: &str) {
+    if value
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+    {
+        text.push(b'"');
+        text.extend_from_slice(value.as_bytes());
+        text.push(b'"');
+    } else {
+        write_json(text, value);
+    }
+}
+
+/// Appends `clock` as JSON, fields in their declared order and absent ones left out, as serde
+/// writes it.
+fn push_clock(text: &mut Vec<u8>, clock: &Clock) {
+    let mut numbers = itoa::Buffer::new();
+    let mut first = true;
+    let mut field = |text: &mut Vec<u8>, name: &[u8]| {
+        text.extend_from_slice(if first { b"{\"" } else { b",\"" });
+        first = false;
+        text.extend_from_slice(name);
+        text.extend_from_slice(b"\":");
+    };
+    if let Some(at) = clock.turn_ends_at {
+        field(text, b"turn_ends_at");
+        text.extend_from_slice(numbers.format(at).as_bytes());
+    }
+    if let Some(ms) = clock.turn_remaining_ms {
+        field(text, b"turn_remaining_ms");
+        text.extend_from_slice(numbers.format(ms).as_bytes());
+    }
+    if let Some([a, b]) = clock.banks_ms {
+        field(text, b"banks_ms");
+        text.push(b'[');
+        text.extend_from_slice(numbers.format(a).as_bytes());
+        text.push(b',');
+        text.extend_from_slice(numbers.format(b).as_bytes());
+        text.push(b']');
+    }
+    if clock.paused {
+        field(text, b"paused");
+        text.extend_from_slice(b"true");
+    }
+    if first {
+        text.push(b'{');
+    }
+    text.push(b'}');
+}
+
+/// A square's name, from the table.
+fn square_name(square: Square) -> &'static [u8] {
+    let (name, len) = &SQUARE_NAMES[usize::from(square.cell())];
+    &name[..usize::from(*len)]
 }
 
 /// The seat that [`legal_moves`] would list moves for, without generating them.
@@ -417,37 +499,53 @@ pub(crate) fn legal_moves_frame(v: u64, seat: SeatIndex, ply: u32, moves: &[Move
 
 /// Appends `mv` in coordinate form and in quotes (after a comma if `comma`) to JSON text being
 /// written: the bytes are gathered first and appended at once, which costs a third less than
-/// pushing them one by one.
+/// pushing them one by one, and square names come from a table.
 fn push_quoted_coordinate(text: &mut Vec<u8>, mv: Move, comma: bool) {
-    let mut bytes = [0u8; 10];
-    let mut len = 0;
-    let mut put = |byte: u8| {
-        bytes[len] = byte;
-        len += 1;
-    };
-    if comma {
-        put(b',');
-    }
-    put(b'"');
+    let mut bytes = [0u8; 12];
+    let mut len = usize::from(comma);
+    bytes[0] = b',';
+    bytes[len] = b'"';
+    len += 1;
     for square in [mv.from(), mv.to()] {
-        put(b'a' + square.file());
-        // Ranks run from 1 to 14.
-        let rank = square.rank() + 1;
-        if rank >= 10 {
-            put(b'1');
-        }
-        put(b'0' + rank % 10);
+        // Three bytes are always copied and the length moves on by the name's own: copies of a
+        // fixed size are a few instructions.
+        let (name, name_len) = SQUARE_NAMES[usize::from(square.cell())];
+        bytes[len..len + 3].copy_from_slice(&name);
+        len += usize::from(name_len);
     }
     if let Some(role) = mv.promotion() {
         // Role letters are ASCII.
-        put(role.upper_char().to_ascii_lowercase() as u8);
+        bytes[len] = role.upper_char().to_ascii_lowercase() as u8;
+        len += 1;
     }
-    put(b'"');
-    // All ten bytes are copied and the unused ones cut off again: a copy of a fixed size is a
+    bytes[len] = b'"';
+    len += 1;
+    // All the bytes are copied and the unused ones cut off again: a copy of a fixed size is a
     // few instructions, one of a varying size a call to `memcpy`.
     text.extend_from_slice(&bytes);
     text.truncate(text.len() - (bytes.len() - len));
 }
+
+/// The name of the square on every cell of the engine's 16×16 grid (cell `(rank + 1) * 16 +
+/// file`), padded to three bytes, and its length. Cells that are not squares are never looked up.
+static SQUARE_NAMES: [([u8; 3], u8); 256] = {
+    let mut names = [([0u8; 3], 0u8); 256];
+    let mut cell = 0;
+    while cell < 256 {
+        let file = (cell & 15) as u8;
+        let rank = (cell >> 4) as u8;
+        if file < 14 && rank >= 1 && rank <= 14 {
+            // Ranks are written from 1 to 14.
+            names[cell] = if rank >= 10 {
+                ([b'a' + file, b'1', b'0' + rank % 10], 3)
+            } else {
+                ([b'a' + file, b'0' + rank, 0], 2)
+            };
+        }
+        cell += 1;
+    }
+    names
+};
 
 #[cfg(test)]
 mod tests {
