@@ -46,8 +46,8 @@ pub(crate) struct Outbox {
     capacity: usize,
 }
 
-/// The count and the overflow flag of a connection's queue, in one allocation: every message
-/// queued touches both sides' copy of it.
+/// The count and the overflow flag of a connection's queue, in one allocation: a message queued
+/// or taken touches one cache line for them rather than two.
 struct QueueState {
     /// Messages queued and not yet taken by the writer.
     queued: AtomicUsize,
