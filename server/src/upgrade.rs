@@ -3,8 +3,8 @@
 //!
 //! axum's `WebSocket` goes through hyper's `Upgraded` (a boxed stream over a rewind buffer over
 //! the socket) and converts every message between its own types and tungstenite's. Under fan-out
-//! load those layers were about 4% of the game server's instructions; reading the socket directly
-//! is what the raw baseline does.
+//! load those layers cost 1,800 instructions a move (callgrind), 2.5% of the game server's;
+//! reading the socket directly is what the raw baseline does.
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
