@@ -58,6 +58,10 @@ pub struct Config {
     /// Seconds between heartbeats; a connection silent for three of them is dropped.
     #[arg(long, env = "FOURKINGS_HEARTBEAT_SECONDS", default_value_t = 2.0)]
     pub heartbeat_seconds: f64,
+    /// Seconds a connection may take to accept what the server writes; a client that reads
+    /// nothing for that long (its receive window stays shut) is dropped.
+    #[arg(long, env = "FOURKINGS_WRITE_TIMEOUT_SECONDS", default_value_t = 10.0)]
+    pub write_timeout_seconds: f64,
     /// Seconds a room may go without anyone connected before it is closed.
     #[arg(long, env = "FOURKINGS_IDLE_ROOM_SECONDS", default_value_t = 1800.0)]
     pub idle_room_seconds: f64,
@@ -155,6 +159,7 @@ impl Config {
             drain_seconds: 0.0,
             grace_seconds: 60.0,
             heartbeat_seconds: 2.0,
+            write_timeout_seconds: 10.0,
             idle_room_seconds: 1800.0,
             time_unit_ms: 1000,
             cpu_threads: None,
@@ -200,6 +205,11 @@ impl Config {
     /// The heartbeat interval.
     pub fn heartbeat(&self) -> Duration {
         Duration::from_secs_f64(self.heartbeat_seconds.max(0.01))
+    }
+
+    /// How long a write to a client may wait for the client to read.
+    pub fn write_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.write_timeout_seconds.clamp(0.01, 3_600.0))
     }
 
     /// How long a room may be empty.

@@ -3,9 +3,8 @@
 //! `feed` and one `flush`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use fourkings_protocol::close::TOO_SLOW;
 use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
@@ -40,66 +39,51 @@ enum Outgoing {
 #[derive(Clone)]
 pub(crate) struct Outbox {
     tx: mpsc::UnboundedSender<Outgoing>,
-    /// What the room and the writer share besides the channel.
-    state: Arc<QueueState>,
+    /// Messages queued and not yet taken by the writer.
+    queued: Arc<AtomicUsize>,
     /// How many may be queued.
     capacity: usize,
-}
-
-/// The count and the overflow flag of a connection's queue, in one allocation: a message queued
-/// or taken touches one cache line for them rather than two.
-struct QueueState {
-    /// Messages queued and not yet taken by the writer.
-    queued: AtomicUsize,
-    /// Set when the queue was too full even for the close frame. A flag rather than a
-    /// cancellation token: the writer looks at it each time it wakes, and a token's check takes
-    /// a lock (2% of the server's time under fan-out load). A full queue always wakes the
-    /// writer, so it never misses the flag.
-    overflow: AtomicBool,
 }
 
 impl Outbox {
     /// A queue of at most `capacity` messages, and the receiving end for the writer.
     fn new(capacity: usize) -> (Outbox, WriterQueue) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let state = Arc::new(QueueState {
-            queued: AtomicUsize::new(0),
-            overflow: AtomicBool::new(false),
-        });
+        let queued = Arc::new(AtomicUsize::new(0));
         let outbox = Outbox {
             tx,
-            state: state.clone(),
+            queued: queued.clone(),
             capacity,
         };
-        (outbox, WriterQueue { rx, state })
-    }
-
-    /// Queues `message` unless the queue is full or gone.
-    fn push(&self, message: Outgoing) -> bool {
-        if self.state.queued.fetch_add(1, Ordering::AcqRel) >= self.capacity {
-            self.state.queued.fetch_sub(1, Ordering::AcqRel);
-            return false;
-        }
-        self.tx.send(message).is_ok()
+        (outbox, WriterQueue { rx, queued })
     }
 
     /// Queues a frame; `false` if the queue is full or gone.
     pub(crate) fn send(&self, frame: Utf8Bytes) -> bool {
-        self.push(Outgoing::Text(frame))
+        if self.queued.fetch_add(1, Ordering::AcqRel) >= self.capacity {
+            self.queued.fetch_sub(1, Ordering::AcqRel);
+            return false;
+        }
+        self.tx.send(Outgoing::Text(frame)).is_ok()
     }
 
     /// Closes the connection with `code` after what is already queued.
+    ///
+    /// The close frame goes into the queue even when it is full. The one who closes forgets the
+    /// connection, so nothing else may ever wake the writer: a close that only raised a flag
+    /// could be missed by a writer that looked at the flag just before it was raised and then
+    /// drained the queue. What is queued before the close is at most `capacity` messages, and
+    /// the write timeout bounds how long a client that does not read can hold them up.
     pub(crate) fn close(&self, code: u16, reason: &'static str) {
-        if !self.push(Outgoing::Close(code, reason)) {
-            self.state.overflow.store(true, Ordering::Release);
-        }
+        self.queued.fetch_add(1, Ordering::AcqRel);
+        let _ = self.tx.send(Outgoing::Close(code, reason));
     }
 }
 
 /// The writer's end of an [`Outbox`].
 struct WriterQueue {
     rx: mpsc::UnboundedReceiver<Outgoing>,
-    state: Arc<QueueState>,
+    queued: Arc<AtomicUsize>,
 }
 
 impl WriterQueue {
@@ -119,13 +103,8 @@ impl WriterQueue {
 
     fn took(&self, some: bool) {
         if some {
-            self.state.queued.fetch_sub(1, Ordering::AcqRel);
+            self.queued.fetch_sub(1, Ordering::AcqRel);
         }
-    }
-
-    /// Whether the room found the queue too full even for the close frame.
-    fn overflowed(&self) -> bool {
-        self.state.overflow.load(Ordering::Acquire)
     }
 }
 
@@ -205,13 +184,14 @@ pub(crate) async fn run(
     let (outbox, queue) = Outbox::new(config.outbound_queue);
     let (sink, mut stream) = socket.split();
     let heard = Arc::new(Heard::new());
-    let heartbeat = Heartbeat {
+    let liveness = Liveness {
         every: config.heartbeat(),
         heard: heard.clone(),
+        write_timeout: config.write_timeout(),
         span: span.clone(),
         conn,
     };
-    let mut writer = tokio::spawn(write_loop(sink, queue, heartbeat));
+    let mut writer = tokio::spawn(write_loop(sink, queue, liveness));
     let connected = Command::Connect {
         conn,
         outbox: outbox.clone(),
@@ -402,80 +382,108 @@ fn parse_move(text: &str) -> Option<ClientMessage> {
     })
 }
 
-/// The writer's heartbeat: a ping every `every`, and the end of a client silent for three.
-struct Heartbeat {
+/// How the writer tells that a client is gone: it answers no ping for three heartbeats, or it
+/// reads nothing of what is written to it for the write timeout.
+struct Liveness {
+    /// The heartbeat interval.
     every: std::time::Duration,
     heard: Arc<Heard>,
+    /// The longest one write may wait for the client to read.
+    write_timeout: std::time::Duration,
     /// Names the room in the line that says a connection was dropped.
     span: tracing::Span,
     conn: ConnId,
 }
 
-async fn write_loop(
-    mut sink: futures_util::stream::SplitSink<Socket, Message>,
-    mut queue: WriterQueue,
-    heartbeat: Heartbeat,
-) {
-    let close = |code: u16, reason: &'static str| {
-        Message::Close(Some(CloseFrame {
-            code: code.into(),
-            reason: Utf8Bytes::from_static(reason),
-        }))
-    };
-    let mut ticks = tokio::time::interval_at(Instant::now() + heartbeat.every, heartbeat.every);
+impl Liveness {
+    /// Runs `write`, or gives up (`false`) when the client has read nothing for the write
+    /// timeout. Without a limit, a client that stops reading (its receive window stays shut)
+    /// would hold its connection, and everything queued for it, forever.
+    async fn write(&self, write: impl Future<Output = bool>) -> bool {
+        tokio::time::timeout(self.write_timeout, write)
+            .await
+            .unwrap_or_else(|_| {
+                self.dropping("the client reads nothing");
+                false
+            })
+    }
+
+    /// Logs why the connection is being dropped.
+    fn dropping(&self, why: &str) {
+        self.span
+            .in_scope(|| tracing::debug!(conn = self.conn, "{why}: dropping the connection"));
+    }
+}
+
+/// The socket's sending half.
+type Sink = futures_util::stream::SplitSink<Socket, Message>;
+
+async fn write_loop(mut sink: Sink, mut queue: WriterQueue, liveness: Liveness) {
+    let mut ticks = tokio::time::interval_at(Instant::now() + liveness.every, liveness.every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let mut next = tokio::select! {
+        let first = tokio::select! {
             next = queue.recv() => next,
             _ = ticks.tick() => {
-                if heartbeat.heard.silent_for() > heartbeat.every * 3 {
-                    heartbeat.span.in_scope(|| {
-                        tracing::debug!(
-                            conn = heartbeat.conn,
-                            "no heartbeat answer: dropping the connection"
-                        );
-                    });
+                if liveness.heard.silent_for() > liveness.every * 3 {
+                    liveness.dropping("no heartbeat answer");
                     let (code, reason) = fourkings_protocol::close::NO_HEARTBEAT;
-                    let _ = sink.send(close(code, reason)).await;
+                    liveness.write(send(&mut sink, close_frame(code, reason))).await;
                     return;
                 }
                 // The client's WebSocket answers with a pong.
-                if sink.send(Message::Ping(Bytes::new())).await.is_err() {
+                if !liveness.write(send(&mut sink, Message::Ping(Bytes::new()))).await {
                     return;
                 }
                 continue;
             }
         };
-        if queue.overflowed() {
-            let _ = sink.send(close(TOO_SLOW.0, TOO_SLOW.1)).await;
-            return;
-        }
-        // Write everything already queued, then flush once.
-        loop {
-            match next {
-                None => {
-                    let _ = sink.close().await;
-                    return;
-                }
-                Some(Outgoing::Close(code, reason)) => {
-                    let _ = sink.send(close(code, reason)).await;
-                    return;
-                }
-                Some(Outgoing::Text(text)) => {
-                    if sink.feed(Message::Text(text)).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            match queue.try_recv() {
-                Some(more) => next = Some(more),
-                None => break,
-            }
-        }
-        if sink.flush().await.is_err() {
+        if !liveness
+            .write(write_burst(&mut sink, first, &mut queue))
+            .await
+        {
             return;
         }
     }
+}
+
+/// Writes `next` and everything queued behind it, then flushes once. `false` once the
+/// connection is done: closed by the server, or the socket failed.
+async fn write_burst(sink: &mut Sink, mut next: Option<Outgoing>, queue: &mut WriterQueue) -> bool {
+    loop {
+        match next {
+            None => {
+                let _ = sink.close().await;
+                return false;
+            }
+            Some(Outgoing::Close(code, reason)) => {
+                send(sink, close_frame(code, reason)).await;
+                return false;
+            }
+            Some(Outgoing::Text(text)) => {
+                if sink.feed(Message::Text(text)).await.is_err() {
+                    return false;
+                }
+            }
+        }
+        match queue.try_recv() {
+            Some(more) => next = Some(more),
+            None => break,
+        }
+    }
+    sink.flush().await.is_ok()
+}
+
+/// Sends one message; whether it went.
+async fn send(sink: &mut Sink, message: Message) -> bool {
+    sink.send(message).await.is_ok()
+}
+
+fn close_frame(code: u16, reason: &'static str) -> Message {
+    Message::Close(Some(CloseFrame {
+        code: code.into(),
+        reason: Utf8Bytes::from_static(reason),
+    }))
 }
 
 fn encode(message: &ServerMessage) -> Utf8Bytes {

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use fourkings_protocol::{
-    ClientMessage, CreateRoomResponse, ErrorCode, Event, LegalMoves, ServerMessage, SettingsPatch,
-    Snapshot,
+    ClientMessage, CreateRoomResponse, ErrorCode, Event, LegalMoves, Presence, ServerMessage,
+    SettingsPatch, Snapshot,
 };
 use fourkings_server::{Config, Server};
 use futures_util::{SinkExt, StreamExt};
@@ -19,6 +19,11 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// How long a test waits for any one message before failing.
 pub const WAIT: Duration = Duration::from_secs(10);
+
+/// How many requests [`Client::flood`] sends in the tests of clients that do not read: their
+/// answers (about 9 MB) are far more than the socket buffers between a slow reader and the server
+/// hold (the server's send buffer grows to 4 MB on Linux).
+pub const FLOOD: u32 = 20_000;
 
 /// A server for one test.
 pub struct TestServer {
@@ -90,21 +95,74 @@ impl TestServer {
         response.json().await.unwrap()
     }
 
-    /// A server whose connections may queue two messages, and one client of a fresh room that
-    /// sent a burst of requests without reading the answers and was closed for it (code 1008, as
+    /// A server with [`TestServer::slow_reader_limits`], and one client of a fresh room that sent
+    /// a flood of requests without reading the answers and was closed for it (code 1008, as
     /// asserted here).
     pub async fn with_a_client_dropped_for_a_full_queue() -> TestServer {
-        let server = TestServer::with(|c| {
-            c.outbound_queue = 2;
-            c.rate_per_second = 100_000;
-            c.rate_burst = 100_000;
-        })
-        .await;
-        let room = server.create_room(&SettingsPatch::default()).await;
-        let (mut client, _) = server.connect(&room.id).await;
-        // A burst of requests, each answered with an ack and an event, read by nobody.
-        assert_eq!(client.flood_unread(&room.host_token, 500).await, Some(1008));
+        let server = TestServer::with(TestServer::slow_reader_limits).await;
+        let mut slow = server.slow_reader_dropped().await;
+        assert_eq!(slow.until_closed().await.1, Some(1008));
         server
+    }
+
+    /// Settings for the tests of clients that do not read: a connection may send as much as it
+    /// likes, and its queue holds more than a burst of answers (the reader hands the room at most
+    /// 128 messages before it yields), so that only a socket whose client does not read lets
+    /// the queue fill.
+    pub fn slow_reader_limits(config: &mut Config) {
+        config.outbound_queue = 1024;
+        config.rate_per_second = 1_000_000;
+        config.rate_burst = 1_000_000;
+    }
+
+    /// A client in seat 0 of a fresh room that sent [`FLOOD`] requests without reading a single
+    /// answer, returned once the server has given up on it: the room found its queue full, and a
+    /// spectator saw the seat go away. Whatever the server still writes to it waits in the
+    /// socket, unread.
+    pub async fn slow_reader_dropped(&self) -> Client {
+        let room = self.create_room(&SettingsPatch::default()).await;
+        let (mut watcher, _) = self.connect(&room.id).await;
+        let mut slow = self.connect_slow_reader(&room.id).await;
+        slow.take_seat(0, "Slow").await;
+        // The spectator reads all along, so that only the slow client falls behind.
+        let seat_went_away = watcher.event_where(|_, event| {
+            matches!(
+                event,
+                Event::Presence {
+                    seat: 0,
+                    presence: Presence::Away,
+                    ..
+                }
+            )
+            .then_some(())
+        });
+        let (sent, ()) = tokio::join!(slow.flood(&room.host_token, FLOOD), seat_went_away);
+        assert!(sent, "the server reads what the slow client sends");
+        slow
+    }
+
+    /// Opens a room's WebSocket over a socket with a small receive buffer, and reads the
+    /// snapshot: a client whose window shuts after a few kilobytes left unread, so that the
+    /// server's writes soon wait for it.
+    pub async fn connect_slow_reader(&self, room: &str) -> Client {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket
+            .set_recv_buffer_size(4096)
+            .expect("the receive buffer can be set");
+        let stream = socket
+            .connect(self.server.addr())
+            .await
+            .expect("the server accepts");
+        let url = format!("ws://{}/ws/{room}", self.server.addr());
+        let (socket, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream))
+            .await
+            .expect("the WebSocket opens");
+        let mut client = Client {
+            socket,
+            next_req: 0,
+        };
+        client.snapshot().await;
+        client
     }
 
     /// `POST /api/rooms` with a raw body.
@@ -273,10 +331,9 @@ impl Client {
     }
 
     /// Sends `count` settings updates as the host without reading a single answer (each brings
-    /// an ack and an event), stopping early if the server closes the socket; then returns the
-    /// close code, as [`Client::until_closed`] does. A client that never reads, for the
-    /// too-slow-client paths.
-    pub async fn flood_unread(&mut self, host_token: &str, count: u32) -> Option<u16> {
+    /// an ack and an event); `false` if the server closed the socket before all went. A client
+    /// that never reads, for the too-slow-client paths.
+    pub async fn flood(&mut self, host_token: &str, count: u32) -> bool {
         for i in 0..count {
             let update = ClientMessage::UpdateSettings {
                 req: u64::from(i),
@@ -288,10 +345,10 @@ impl Client {
             };
             let text = serde_json::to_string(&update).expect("client messages serialise");
             if self.try_send_text(&text).await.is_err() {
-                break;
+                return false;
             }
         }
-        self.until_closed().await.1
+        true
     }
 
     /// Plays `mv` (coordinate form) for `seat`, holding `token`, at `ply`; returns the answer.

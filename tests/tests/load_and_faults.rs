@@ -30,7 +30,7 @@ use fourkings_protocol::{
     ClientMessage, ErrorCode, Event, GameStatus, LegalMoves, ServerMessage, SettingsPatch,
 };
 use fourkings_tests::model::{Model, Step};
-use fourkings_tests::{Client, TestServer, WAIT};
+use fourkings_tests::{Client, FLOOD, TestServer, WAIT};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -821,4 +821,32 @@ async fn a_client_closed_for_falling_behind_ends_without_a_panic() {
     // `stop` waits for every connection's task to end.
     server.server.stop().await;
     assert_eq!(panics.load(Ordering::SeqCst), 0);
+}
+
+/// A client that stops reading altogether is dropped once a write has waited the write timeout
+/// for it, rather than holding its connection (and what is queued for it) forever. The same
+/// client, reading again before the timeout, gets the 1008 close: see the test above.
+#[tokio::test]
+async fn a_client_that_reads_nothing_is_dropped_after_the_write_timeout() {
+    let write_timeout = Duration::from_millis(200);
+    let server = TestServer::with(|c| {
+        TestServer::slow_reader_limits(c);
+        c.write_timeout_seconds = write_timeout.as_secs_f64();
+        // Only the write timeout may end the connection here.
+        c.heartbeat_seconds = 600.0;
+    })
+    .await;
+    let mut client = server.slow_reader_dropped().await;
+    // The scenario itself, not a wait for something: the client goes on reading nothing for
+    // many times the write timeout (a connection the server gave up on also lingers a second
+    // for the client's last frames).
+    tokio::time::sleep(write_timeout * 10).await;
+    let (answers, code) = client.until_closed().await;
+    assert_eq!(code, None, "dropped without a close frame");
+    assert!(
+        answers.len() < 2 * FLOOD as usize,
+        "not every answer was written: {}",
+        answers.len()
+    );
+    server.server.stop().await;
 }
