@@ -6,11 +6,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
+use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message, Utf8Bytes};
 
 use crate::config::Config;
 use crate::room::{Command, RoomHandle};
@@ -184,14 +187,18 @@ pub(crate) async fn run(
     let (outbox, queue) = Outbox::new(config.outbound_queue);
     let (sink, mut stream) = socket.split();
     let heard = Arc::new(Heard::new());
-    let liveness = Liveness {
+    let sink = TimedSink {
+        inner: sink,
+        limit: config.write_timeout(),
+        waiting: None,
+    };
+    let heartbeat = Heartbeat {
         every: config.heartbeat(),
         heard: heard.clone(),
-        write_timeout: config.write_timeout(),
         span: span.clone(),
         conn,
     };
-    let mut writer = tokio::spawn(write_loop(sink, queue, liveness));
+    let mut writer = tokio::spawn(write_loop(sink, queue, heartbeat));
     let connected = Command::Connect {
         conn,
         outbox: outbox.clone(),
@@ -435,39 +442,16 @@ fn plain_json_str(text: &str) -> Option<(&str, &str)> {
     Some((value, rest.strip_prefix('"')?))
 }
 
-/// How the writer tells that a client is gone: it answers no ping for three heartbeats, or it
-/// reads nothing of what is written to it for the write timeout.
-struct Liveness {
-    /// The heartbeat interval.
+/// The writer's heartbeat: a ping every `every`, and the end of a client silent for three.
+struct Heartbeat {
     every: std::time::Duration,
     heard: Arc<Heard>,
-    /// The longest one write may wait for the client to read.
-    write_timeout: std::time::Duration,
     /// Names the room in the line that says a connection was dropped.
     span: tracing::Span,
     conn: ConnId,
 }
 
-impl Liveness {
-    /// Runs `write`, or gives up (`false`) when the client has read nothing for the write
-    /// timeout. Without a limit, a client that stops reading (its receive window stays shut)
-    /// would hold its connection, and everything queued for it, forever.
-    async fn write(&self, write: impl Future<Output = bool>) -> bool {
-        let mut write = std::pin::pin!(write);
-        // Nearly every write finishes at once (the socket takes the bytes): only one that has
-        // to wait starts the clock, which spares reading the time and setting a timer for the
-        // rest (about 300 instructions a burst).
-        if let std::task::Poll::Ready(done) = futures_util::poll!(write.as_mut()) {
-            return done;
-        }
-        tokio::time::timeout(self.write_timeout, write)
-            .await
-            .unwrap_or_else(|_| {
-                self.dropping("the client reads nothing");
-                false
-            })
-    }
-
+impl Heartbeat {
     /// Logs why the connection is being dropped.
     fn dropping(&self, why: &str) {
         self.span
@@ -475,14 +459,73 @@ impl Liveness {
     }
 }
 
-/// The socket's sending half.
-type Sink = futures_util::stream::SplitSink<Socket, Message>;
+/// The socket's sending half, giving up on a client that reads nothing: a write (a frame into
+/// the buffer, a flush, the close) that has waited for `limit` fails with `TimedOut`. Without a
+/// limit, a client that stops reading (its receive window stays shut) would hold its
+/// connection, and everything queued for it, forever.
+struct TimedSink {
+    inner: futures_util::stream::SplitSink<Socket, Message>,
+    limit: std::time::Duration,
+    /// Started when a write first has to wait, and dropped when it goes through. Nearly every
+    /// write goes through at once and then costs neither a clock reading nor a timer; boxed so
+    /// that it takes no room in the task of every connection (a timer in place, through
+    /// `tokio::time::timeout`, made each connection's writer twice as large).
+    waiting: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
 
-async fn write_loop(mut sink: Sink, mut queue: WriterQueue, liveness: Liveness) {
-    let mut ticks = tokio::time::interval_at(Instant::now() + liveness.every, liveness.every);
+impl TimedSink {
+    /// `poll`, the inner sink's answer, unless it has been waiting for the limit.
+    fn within_limit(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<Result<(), WsError>>,
+    ) -> Poll<Result<(), WsError>> {
+        if poll.is_ready() {
+            self.waiting = None;
+            return poll;
+        }
+        let limit = self.limit;
+        let timer = self
+            .waiting
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(WsError::Io(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client reads nothing",
+            )))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl futures_util::Sink<Message> for TimedSink {
+    type Error = WsError;
+
+    fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), WsError>> {
+        let poll = self.inner.poll_ready_unpin(cx);
+        self.within_limit(cx, poll)
+    }
+
+    fn start_send(mut self: Pin<&mut Self>, item: Message) -> Result<(), WsError> {
+        self.inner.start_send_unpin(item)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), WsError>> {
+        let poll = self.inner.poll_flush_unpin(cx);
+        self.within_limit(cx, poll)
+    }
+
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), WsError>> {
+        let poll = self.inner.poll_close_unpin(cx);
+        self.within_limit(cx, poll)
+    }
+}
+
+async fn write_loop(mut sink: TimedSink, mut queue: WriterQueue, heartbeat: Heartbeat) {
+    let mut ticks = tokio::time::interval_at(Instant::now() + heartbeat.every, heartbeat.every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let first = tokio::select! {
+        let mut next = tokio::select! {
             // The queue first: the heartbeat's timer then costs nothing when the writer wakes
             // for a message (most wake-ups). A writer that always has more to write never pings,
             // and needs not: a client that is gone stops taking the bytes, and the write timeout
@@ -490,58 +533,53 @@ async fn write_loop(mut sink: Sink, mut queue: WriterQueue, liveness: Liveness) 
             biased;
             next = queue.recv() => next,
             _ = ticks.tick() => {
-                if liveness.heard.silent_for() > liveness.every * 3 {
-                    liveness.dropping("no heartbeat answer");
+                if heartbeat.heard.silent_for() > heartbeat.every * 3 {
+                    heartbeat.dropping("no heartbeat answer");
                     let (code, reason) = fourkings_protocol::close::NO_HEARTBEAT;
-                    liveness.write(send(&mut sink, close_frame(code, reason))).await;
+                    let _ = sink.send(close_frame(code, reason)).await;
                     return;
                 }
                 // The client's WebSocket answers with a pong.
-                if !liveness.write(send(&mut sink, Message::Ping(Bytes::new()))).await {
-                    return;
+                if let Err(e) = sink.send(Message::Ping(Bytes::new())).await {
+                    return ended(&heartbeat, &e);
                 }
                 continue;
             }
         };
-        if !liveness
-            .write(write_burst(&mut sink, first, &mut queue))
-            .await
-        {
-            return;
-        }
-    }
-}
-
-/// Writes `next` and everything queued behind it, then flushes once. `false` once the
-/// connection is done: closed by the server, or the socket failed.
-async fn write_burst(sink: &mut Sink, mut next: Option<Outgoing>, queue: &mut WriterQueue) -> bool {
-    loop {
-        match next {
-            None => {
-                let _ = sink.close().await;
-                return false;
-            }
-            Some(Outgoing::Close(code, reason)) => {
-                send(sink, close_frame(code, reason)).await;
-                return false;
-            }
-            Some(Outgoing::Text(text)) => {
-                if sink.feed(Message::Text(text)).await.is_err() {
-                    return false;
+        // Write everything already queued, then flush once.
+        loop {
+            match next {
+                None => {
+                    let _ = sink.close().await;
+                    return;
+                }
+                Some(Outgoing::Close(code, reason)) => {
+                    let _ = sink.send(close_frame(code, reason)).await;
+                    return;
+                }
+                Some(Outgoing::Text(text)) => {
+                    if let Err(e) = sink.feed(Message::Text(text)).await {
+                        return ended(&heartbeat, &e);
+                    }
                 }
             }
+            match queue.try_recv() {
+                Some(more) => next = Some(more),
+                None => break,
+            }
         }
-        match queue.try_recv() {
-            Some(more) => next = Some(more),
-            None => break,
+        if let Err(e) = sink.flush().await {
+            return ended(&heartbeat, &e);
         }
     }
-    sink.flush().await.is_ok()
 }
 
-/// Sends one message; whether it went.
-async fn send(sink: &mut Sink, message: Message) -> bool {
-    sink.send(message).await.is_ok()
+/// The writer stops on a failed write: logs it when the client had stopped reading (a socket
+/// that failed needs no line).
+fn ended(heartbeat: &Heartbeat, error: &WsError) {
+    if matches!(error, WsError::Io(e) if e.kind() == std::io::ErrorKind::TimedOut) {
+        heartbeat.dropping("the client reads nothing");
+    }
 }
 
 fn close_frame(code: u16, reason: &'static str) -> Message {
