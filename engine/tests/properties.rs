@@ -125,6 +125,7 @@ proptest! {
                 game.position().legal_moves().into_iter().filter(|&mv| Some(mv) != forbidden).collect()
             };
             prop_assert_eq!(game.legal_moves().to_vec(), fresh.clone());
+            prop_assert_eq!(game.checked_armies(), game.position().checked_armies());
             let seat = game.to_move().unwrap();
             match choice % 16 {
                 // A take-back by the seat that moved last (refused when the rules have none).

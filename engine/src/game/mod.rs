@@ -59,6 +59,10 @@ pub struct Game {
     seed: u64,
     /// The legal moves of the position as it stands.
     kept: KeptMoves,
+    /// The armies in check, as found after the last move was settled, with the hash of the
+    /// position they are for: the server shows the same set right after, and it is found again
+    /// only if the position has changed since (someone was mated out, for instance).
+    checked: Option<(u64, ArmySet)>,
 }
 
 /// The legal moves of a position, kept for as long as it stands. After every move the game asks
@@ -212,6 +216,7 @@ impl Game {
             resignation_request: None,
             seed,
             kept: KeptMoves::default(),
+            checked: None,
         };
         game.keys.push(game.repetition_key());
         let mut consequences = Vec::new();
@@ -352,6 +357,16 @@ impl Game {
             .into_iter()
             .filter(|&s| self.is_in_game(s))
             .collect()
+    }
+
+    /// The armies taking turns whose kings are attacked, as
+    /// [`Position::checked_armies`](crate::Position::checked_armies) finds them, without
+    /// finding them again right after a move.
+    pub fn checked_armies(&self) -> ArmySet {
+        match self.checked {
+            Some((hash, armies)) if hash == self.position.hash() => armies,
+            _ => self.position.checked_armies(),
+        }
     }
 
     /// The legal moves of the seat to move (none once the game is over, and none for a walking
@@ -682,6 +697,7 @@ impl Game {
             self.assess_draws(&mut ply.consequences);
         }
         ply.kings_in_check = self.position.checked_armies();
+        self.checked = Some((self.position.hash(), ply.kings_in_check));
         ply.text = crate::notation::move_text(&before, &self.rules, &ply);
         self.events.push(Event::Ply(ply));
         match self.events.last() {

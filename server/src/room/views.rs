@@ -122,7 +122,7 @@ fn armies(game: &Game) -> [ArmyState; 4] {
 
 /// The seats whose king is attacked: in Duo both seats of the checked colour.
 fn checks(game: &Game) -> Vec<SeatIndex> {
-    seats_of_armies(game, game.position().checked_armies().iter())
+    seats_of_armies(game, game.checked_armies().iter())
 }
 
 /// The result of a finished game.
