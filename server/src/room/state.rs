@@ -807,15 +807,21 @@ impl Room {
         }
         let seats = self.conns.get(&conn).map_or(0, |c| c.seats);
         let frames: Vec<Utf8Bytes> = self
-            .history
-            .iter()
-            .filter(|l| l.v > since)
+            .logged_from(since + 1)
             .map(|l| Self::frame_for(l, seats).clone())
             .collect();
         for frame in frames {
             self.send_frame(conn, frame);
         }
         self.send_legal_moves_to(conn);
+    }
+
+    /// The logged events from version `v` on. The log is in the order of versions, and those
+    /// wanted are usually the last one or two: a scan from the front went through the whole
+    /// log (up to `event_history` events) for every move.
+    fn logged_from(&self, v: u64) -> impl Iterator<Item = &Logged> {
+        let start = self.history.partition_point(|l| l.v < v);
+        self.history.range(start..)
     }
 
     fn frame_for(logged: &Logged, seats: u8) -> &Utf8Bytes {
@@ -878,7 +884,7 @@ impl Room {
         let pending = std::mem::take(&mut self.pending);
         let first = pending[0];
         let mut frames = Vec::new();
-        for logged in self.history.iter().filter(|l| l.v >= first) {
+        for logged in self.logged_from(first) {
             for (&id, conn) in self.conns.iter().filter(|(id, _)| Some(**id) != except) {
                 frames.push((id, Self::frame_for(logged, conn.seats).clone()));
             }
