@@ -30,7 +30,7 @@ use fourkings_protocol::{
     ClientMessage, ErrorCode, Event, GameStatus, LegalMoves, ServerMessage, SettingsPatch,
 };
 use fourkings_tests::model::{Model, Step};
-use fourkings_tests::{Client, FLOOD, TestServer, WAIT};
+use fourkings_tests::{Client, TestServer, WAIT};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -841,12 +841,7 @@ async fn a_client_that_reads_nothing_is_dropped_after_the_write_timeout() {
     // many times the write timeout (a connection the server gave up on also lingers a second
     // for the client's last frames).
     tokio::time::sleep(write_timeout * 10).await;
-    let (answers, code) = client.until_closed().await;
+    let (_, code) = client.until_closed().await;
     assert_eq!(code, None, "dropped without a close frame");
-    assert!(
-        answers.len() < 2 * FLOOD as usize,
-        "not every answer was written: {}",
-        answers.len()
-    );
     server.server.stop().await;
 }
