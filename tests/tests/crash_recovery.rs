@@ -2137,6 +2137,13 @@ async fn run(stop: Stop) -> Result<()> {
         "600",
         "--heartbeat-seconds",
         "60",
+        // A newcomer is left unread while the others come back, and in a room of CPUs only the
+        // game goes on meanwhile: its socket fills, and with the default queue (256) and write
+        // timeout it was sometimes dropped as too slow. Slow clients are tested elsewhere.
+        "--outbound-queue",
+        "100000",
+        "--write-timeout-seconds",
+        "600",
         // Random CPU players move at once and always agree to a draw, so the rooms reach the
         // states this test needs on cue; what the bot decides is tested elsewhere.
         "--cpu-strategy",
