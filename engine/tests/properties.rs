@@ -125,6 +125,9 @@ proptest! {
                 game.position().legal_moves().into_iter().filter(|&mv| Some(mv) != forbidden).collect()
             };
             prop_assert_eq!(game.legal_moves().to_vec(), fresh.clone());
+            let mut extended = Vec::new();
+            game.extend_legal_moves(&mut extended);
+            prop_assert_eq!(&extended, &fresh);
             prop_assert_eq!(game.checked_armies(), game.position().checked_armies());
             let seat = game.to_move().unwrap();
             match choice % 16 {
@@ -152,7 +155,21 @@ proptest! {
                         }
                     }
                     let mv = fresh[usize::from(choice) % fresh.len()];
-                    game.play(seat, mv).unwrap();
+                    let before = game.position().clone();
+                    let ply = game.play(seat, mv).unwrap();
+                    // The text begun before the move and finished after it reads as the
+                    // notation writes the move from the position before it.
+                    let written = if rules.format == fourkings_engine::Format::Duo {
+                        fourkings_engine::notation::write_san(&before, mv)
+                    } else {
+                        let suffix = fourkings_engine::notation::MoveSuffix {
+                            checks: ply.checks.len() as u8,
+                            mate: ply.mate,
+                            walking: ply.walking,
+                        };
+                        fourkings_engine::notation::write_move(&before, mv, suffix)
+                    };
+                    prop_assert_eq!(&ply.text, &written);
                 }
             }
         }

@@ -372,17 +372,24 @@ impl Game {
     /// The legal moves of the seat to move (none once the game is over, and none for a walking
     /// king, whose move [`Game::walk_king`] chooses). A move just taken back is left out.
     pub fn legal_moves(&self) -> MoveList {
-        if self.is_over() || self.walking_king_to_move() {
-            return MoveList::new();
-        }
-        let mut moves = match self.kept.get(&self.position) {
-            Some(kept) => kept.iter().copied().collect(),
-            None => self.position.legal_moves(),
-        };
-        if let Some(forbidden) = self.forbidden_move() {
-            moves.retain(|mv| *mv != forbidden);
-        }
+        let mut moves = MoveList::new();
+        self.extend_legal_moves(&mut moves);
         moves
+    }
+
+    /// Appends [`Game::legal_moves`] to `out`. A server that keeps the moves in a vector of its
+    /// own saves the fixed-capacity list, kilobytes copied (and mostly cold in the cache) for
+    /// every move.
+    pub fn extend_legal_moves(&self, out: &mut impl Extend<Move>) {
+        if self.is_over() || self.walking_king_to_move() {
+            return;
+        }
+        let forbidden = self.forbidden_move();
+        let allowed = |mv: &Move| Some(*mv) != forbidden;
+        match self.kept.get(&self.position) {
+            Some(kept) => out.extend(kept.iter().copied().filter(allowed)),
+            None => out.extend(self.position.legal_moves().into_iter().filter(allowed)),
+        }
     }
 
     /// Plays `mv` for `seat`.
@@ -662,11 +669,15 @@ impl Game {
         let seat = self
             .to_move()
             .expect("apply is only called while the game goes on");
-        let before = self.position.clone();
-        let mover = before.turn();
-        let piece = before
+        let mover = self.position.turn();
+        let piece = self
+            .position
             .piece_at(mv.from())
             .expect("a legal move starts on a piece");
+        // What the move's record reads in the position before it is read now, rather than from
+        // a copy of that position.
+        let changed = changed_squares(&self.position, mv);
+        let text = crate::notation::MoveText::begin(&self.position, &self.rules, mv);
         let undo = self.position.play_unchecked(mv);
         self.plies += 1;
         self.last_moved[mover] = self.plies;
@@ -688,7 +699,7 @@ impl Game {
             mate: false,
             walking,
             consequences: Vec::new(),
-            changed: changed_squares(&before, mv),
+            changed,
             undo,
         };
         self.settle_move(&mut ply);
@@ -698,7 +709,7 @@ impl Game {
         }
         ply.kings_in_check = self.position.checked_armies();
         self.checked = Some((self.position.hash(), ply.kings_in_check));
-        ply.text = crate::notation::move_text(&before, &self.rules, &ply);
+        ply.text = text.finish(&ply);
         self.events.push(Event::Ply(ply));
         match self.events.last() {
             Some(Event::Ply(ply)) => ply,

@@ -55,7 +55,7 @@ impl MoveSuffix {
 
     /// Writes the suffix to `out`: `write_move` writes into its string directly, without going
     /// through `format_args!`, which cost more than the rest of writing a move.
-    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
+    pub(crate) fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
         if self.mate {
             out.write_char('#')?;
         } else {
@@ -96,6 +96,14 @@ impl fmt::Display for MoveSuffix {
 /// assert_eq!(write_move(&pos, mv, MoveSuffix::with_checks(&pos, mv)), "h2-h4");
 /// ```
 pub fn write_move(pos_before: &Position, mv: Move, suffix: MoveSuffix) -> String {
+    let mut text = write_move_body(pos_before, mv);
+    let _ = suffix.write_to(&mut text);
+    text
+}
+
+/// [`write_move`] without the suffix, which [`MoveSuffix::write_to`] adds once the move's
+/// checks are known.
+pub(crate) fn write_move_body(pos_before: &Position, mv: Move) -> String {
     let ffa = pos_before.rules.format == Format::FreeForAll;
     let mut text = String::with_capacity(16);
     match mv.castle_side() {
@@ -124,7 +132,6 @@ pub fn write_move(pos_before: &Position, mv: Move, suffix: MoveSuffix) -> String
             }
         }
     }
-    let _ = suffix.write_to(&mut text);
     text
 }
 

@@ -21,4 +21,4 @@ pub use pgn_text::PgnSyntaxError;
 pub use pgn4::{ParsePgn4Error, Pgn4, read_pgn4, write_pgn4};
 pub use san::{parse_san, write_san, write_uci};
 pub use termination::termination_text;
-pub(crate) use text::move_text;
+pub(crate) use text::MoveText;

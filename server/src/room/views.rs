@@ -460,7 +460,7 @@ impl LegalMoveCache {
         let key = (game.ply_count(), game.position().hash());
         if self.key != Some(key) {
             self.moves.clear();
-            self.moves.extend_from_slice(&game.legal_moves());
+            game.extend_legal_moves(&mut self.moves);
             self.key = Some(key);
         }
         &self.moves
