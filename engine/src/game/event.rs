@@ -106,8 +106,9 @@ pub struct Ply {
     /// Eliminations and points it caused, in order.
     pub consequences: Vec<Consequence>,
     /// The squares whose contents changed (rook squares of a castle and the square of a pawn
-    /// taken en passant included).
-    pub changed: Vec<Square>,
+    /// taken en passant included): at most four, kept in place rather than allocated for
+    /// every move.
+    pub changed: arrayvec::ArrayVec<Square, 4>,
     /// Restores the position before the move.
     pub(crate) undo: Undo,
 }

@@ -823,8 +823,9 @@ pub(crate) fn repetition_key(pos: &Position, format: Format, duo_seat: Seat) -> 
 }
 
 /// The squares whose contents `mv` changes in `pos`.
-fn changed_squares(pos: &Position, mv: Move) -> Vec<crate::square::Square> {
-    let mut squares = vec![mv.from(), mv.to()];
+fn changed_squares(pos: &Position, mv: Move) -> arrayvec::ArrayVec<crate::square::Square, 4> {
+    let mut squares = arrayvec::ArrayVec::new();
+    squares.extend([mv.from(), mv.to()]);
     if let Some(side) = mv.castle_side() {
         let castle = pos.castle(pos.turn(), side);
         squares.extend([castle.rook_from, castle.rook_to]);

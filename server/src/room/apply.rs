@@ -141,10 +141,12 @@ impl Room {
                 game.play(seat(*s), mv).map(|_| ())
             }
             GameAction::Walk { mv } => {
-                let mv = views::find_walking_move(game, mv).ok_or((
-                    ErrorCode::IllegalMove,
-                    format!("{mv} is not the walking king's move"),
-                ))?;
+                let mv = views::find_walking_move(game, mv).ok_or_else(|| {
+                    (
+                        ErrorCode::IllegalMove,
+                        format!("{mv} is not the walking king's move"),
+                    )
+                })?;
                 game.walk_king_with(mv).map(|_| ())
             }
             GameAction::Resign { seat: s } => game.resign(seat(*s)).map(|_| ()),

@@ -519,7 +519,8 @@ pub(super) fn parse_coordinate(
     legal: &mut views::LegalMoveCache,
     text: &str,
 ) -> Result<Move, Reject> {
-    if !is_coordinate(&text.to_ascii_lowercase()) {
+    let lower = views::lowercase(text);
+    if !is_coordinate(&lower) {
         return reject(
             ErrorCode::BadMove,
             format!("{text:?} is not a move like h2h4 or h10h11q"),
@@ -530,12 +531,15 @@ pub(super) fn parse_coordinate(
         // game refuses it as `taken_back` rather than as illegal.
         .or_else(|| {
             game.forbidden_move()
-                .filter(|&mv| views::coordinate(mv) == text.to_ascii_lowercase())
+                .filter(|&mv| views::coordinate(mv) == lower)
         })
-        .ok_or((
-            ErrorCode::IllegalMove,
-            format!("{text} is not a legal move here"),
-        ))
+        // Lazily: the message is written only for a move that is refused.
+        .ok_or_else(|| {
+            (
+                ErrorCode::IllegalMove,
+                format!("{text} is not a legal move here"),
+            )
+        })
 }
 
 /// Whether `text` has the shape of a move in coordinate form: two square names (a file `a`–`n`

@@ -127,6 +127,8 @@ pub(crate) struct Room {
     pub(super) chat: VecDeque<(Audience, ChatLine)>,
     /// Events emitted by the request being handled, sent after its ack.
     pending: Vec<u64>,
+    /// The frames a flush is sending, by connection (empty between flushes).
+    flushing: Vec<(ConnId, Utf8Bytes)>,
     pub(super) conns: HashMap<ConnId, Conn, foldhash::fast::RandomState>,
     /// Whether a CPU move is being computed for the current ply.
     pub(super) cpu_thinking: bool,
@@ -215,6 +217,7 @@ impl Room {
             history: VecDeque::new(),
             chat: VecDeque::new(),
             pending: Vec::new(),
+            flushing: Vec::new(),
             conns: HashMap::default(),
             cpu_thinking: false,
             cpu_job: None,
@@ -881,17 +884,19 @@ impl Room {
         if self.pending.is_empty() {
             return;
         }
-        let pending = std::mem::take(&mut self.pending);
-        let first = pending[0];
-        let mut frames = Vec::new();
+        let first = self.pending[0];
+        // Both vectors keep their room from one flush to the next: every move flushes.
+        self.pending.clear();
+        let mut frames = std::mem::take(&mut self.flushing);
         for logged in self.logged_from(first) {
             for (&id, conn) in self.conns.iter().filter(|(id, _)| Some(**id) != except) {
                 frames.push((id, Self::frame_for(logged, conn.seats).clone()));
             }
         }
-        for (id, frame) in frames {
+        for (id, frame) in frames.drain(..) {
             self.send_frame(id, frame);
         }
+        self.flushing = frames;
         self.send_legal_moves(|id| Some(id) != except);
     }
 

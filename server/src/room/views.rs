@@ -79,7 +79,17 @@ fn split_coordinate(text: &str) -> Option<(Square, Square, Option<char>)> {
 
 /// The legal move of the seat to move that `text` names in coordinate form.
 pub(crate) fn find_move(game: &Game, legal: &mut LegalMoveCache, text: &str) -> Option<Move> {
-    find_in(legal.moves(game), &text.trim().to_ascii_lowercase())
+    find_in(legal.moves(game), &lowercase(text.trim()))
+}
+
+/// `text` in lower case, copied only if it has capitals: moves come in lower case, and a copy
+/// for each is an allocation for nothing.
+pub(crate) fn lowercase(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 /// The walking king's move that `text` names in coordinate form.
@@ -292,21 +302,23 @@ pub(crate) fn moved_frame(
     push_quoted_coordinate(&mut text, ply.mv, false);
     text.extend_from_slice(br#","changed":{"#);
     // A map keyed by square name: in name order, each square once.
-    let mut changed: Vec<(&[u8], Square)> = ply
+    let mut changed: arrayvec::ArrayVec<(&[u8], Square), 4> = ply
         .changed
         .iter()
         .map(|&sq| (square_name(sq), sq))
         .collect();
     changed.sort_unstable();
-    changed.dedup_by(|a, b| a.0 == b.0);
-    for (i, (name, sq)) in changed.iter().enumerate() {
+    for (i, &(name, sq)) in changed.iter().enumerate() {
         if i > 0 {
+            if changed[i - 1].0 == name {
+                continue;
+            }
             text.push(b',');
         }
         text.push(b'"');
         text.extend_from_slice(name);
         text.extend_from_slice(b"\":");
-        match pos.piece_at(*sq) {
+        match pos.piece_at(sq) {
             Some(piece) => {
                 text.push(b'"');
                 text.extend_from_slice(piece_code(format, piece).as_bytes());
@@ -321,11 +333,17 @@ pub(crate) fn moved_frame(
         None => text.extend_from_slice(b"null"),
     }
     text.extend_from_slice(br#","checks":["#);
-    for (i, seat) in checks(game).into_iter().enumerate() {
+    // The seats whose armies are in check, in seat order (as `checks` lists them), without
+    // collecting them first.
+    let checked = game.checked_armies();
+    let in_check = Seat::ALL
+        .into_iter()
+        .filter(|seat| checked.contains(seat.army(format)));
+    for (i, seat) in in_check.enumerate() {
         if i > 0 {
             text.push(b',');
         }
-        text.extend_from_slice(numbers.format(seat).as_bytes());
+        text.extend_from_slice(numbers.format(seat.index()).as_bytes());
     }
     text.extend_from_slice(br#"],"points":["#);
     for (i, points) in points(game).into_iter().enumerate() {
