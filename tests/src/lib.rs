@@ -462,6 +462,20 @@ impl Client {
         }
     }
 
+    /// Reads for `wait`, answering the server's heartbeat pings (the WebSocket does it while
+    /// reading), and counts them; fails if the connection closes or a message arrives.
+    pub async fn pings_within(&mut self, wait: Duration) -> anyhow::Result<usize> {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut pings = 0;
+        while let Ok(frame) = tokio::time::timeout_at(deadline, self.socket.next()).await {
+            match frame.ok_or_else(|| anyhow!("the connection ended"))?? {
+                Message::Ping(_) => pings += 1,
+                other => bail!("expected only pings, got {other:?}"),
+            }
+        }
+        Ok(pings)
+    }
+
     /// Whether anything arrives within `wait` (used to show that nothing was sent).
     pub async fn quiet_for(&mut self, wait: Duration) -> Option<ServerMessage> {
         match tokio::time::timeout(wait, self.socket.next()).await {

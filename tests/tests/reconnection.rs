@@ -202,6 +202,25 @@ async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats() {
     drop(green);
 }
 
+/// A quiet client that answers the pings is pinged again and again and stays connected: the
+/// writer's heartbeat timer sets itself anew after every ping.
+#[tokio::test]
+async fn a_quiet_client_that_answers_pings_stays_connected() {
+    let server = TestServer::with(|c| c.heartbeat_seconds = 0.05).await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut client, _) = server.connect(&room.id).await;
+    // Ten heartbeats, more than three times the silence that drops a client that answers
+    // nothing: the scenario is the passing time itself.
+    let pings = client
+        .pings_within(Duration::from_millis(500))
+        .await
+        .expect("still connected, and sent nothing but pings");
+    assert!(pings >= 5, "{pings} pings in ten heartbeats");
+    let req = client.req();
+    client.send(&ClientMessage::Ping { req }).await;
+    assert_eq!(client.next().await, ServerMessage::Pong { req });
+}
+
 #[tokio::test]
 async fn a_room_with_nobody_connected_closes_after_the_idle_time() {
     let server = TestServer::with(|c| c.idle_room_seconds = 0.2).await;
