@@ -274,6 +274,15 @@ impl Game {
         })
     }
 
+    /// The last move played: found from the end of the record, where `plies().last()` would
+    /// walk the whole game (a server asks after every move).
+    pub fn last_ply(&self) -> Option<&Ply> {
+        self.events.iter().rev().find_map(|e| match e {
+            Event::Ply(ply) => Some(ply),
+            Event::Action { .. } => None,
+        })
+    }
+
     /// The number of plies played.
     pub fn ply_count(&self) -> u32 {
         self.plies

@@ -132,7 +132,7 @@ impl Room {
     fn announce_last_move(&mut self, automatic: bool) {
         let clock = self.clocks.view(self.now());
         let game = self.game.as_ref().expect("a game is running");
-        let ply = game.plies().last().expect("a move was just played");
+        let ply = game.last_ply().expect("a move was just played");
         let v = self.version + 1;
         let frame = views::moved_frame(v, game, ply, automatic, &clock);
         self.emit_written(v, frame);

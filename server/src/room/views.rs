@@ -197,7 +197,7 @@ pub(crate) fn game_view(game: &Game, id: String, clock: Clock, first_seat: SeatI
             promoted.push(sq.to_string());
         }
     }
-    let last = game.plies().last();
+    let last = game.last_ply();
     let fen = match format {
         Format::Duo => Fen::from_position(pos, game.ply_count() / 2 + 1)
             .map(|f| f.to_string())
