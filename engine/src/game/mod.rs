@@ -395,9 +395,11 @@ impl Game {
         }
         let forbidden = self.forbidden_move();
         let allowed = |mv: &Move| Some(*mv) != forbidden;
-        match self.kept.get(&self.position) {
-            Some(kept) => out.extend(kept.iter().copied().filter(allowed)),
-            None => out.extend(self.position.legal_moves().into_iter().filter(allowed)),
+        match (self.kept.get(&self.position), forbidden) {
+            // Without a filter, a vector takes the slice in one copy.
+            (Some(kept), None) => out.extend(kept.iter().copied()),
+            (Some(kept), Some(_)) => out.extend(kept.iter().copied().filter(allowed)),
+            (None, _) => out.extend(self.position.legal_moves().into_iter().filter(allowed)),
         }
     }
 
