@@ -364,7 +364,7 @@ impl Room {
                     room: self.id.clone(),
                     at,
                 };
-                self.context.storage.write(vec![close], None);
+                self.context.storage.write(&mut vec![close], None);
                 break;
             }
         }
@@ -999,25 +999,25 @@ impl Room {
         if self.writes.is_empty() && self.stored_version == self.version {
             return Written::Later;
         }
-        let mut writes = std::mem::take(&mut self.writes);
         if self.stored_version != self.version {
             // The version rides on the last record (no write of its own) when there is one.
-            let last_record = writes.iter_mut().rev().find_map(|w| match w {
+            let last_record = self.writes.iter_mut().rev().find_map(|w| match w {
                 Write::Record { v, .. } => Some(v),
                 _ => None,
             });
             match last_record {
                 Some(v) => *v = Some(self.version),
-                None => writes.push(Write::Version {
+                None => self.writes.push(Write::Version {
                     room: self.id.clone(),
                     v: self.version,
                 }),
             }
             self.stored_version = self.version;
         }
-        self.context
-            .storage
-            .write(writes, Some((self.committed_tx.clone(), self.version)))
+        self.context.storage.write(
+            &mut self.writes,
+            Some((self.committed_tx.clone(), self.version)),
+        )
     }
 
     /// Connections whose queue overflowed: they are too slow and are closed; they resync when they

@@ -96,15 +96,17 @@ impl StorageHandle {
         StorageHandle::Thread { tx, finished }
     }
 
-    /// Queues `writes`; once they are committed, `upto` is sent to `durable`, unless they were
-    /// committed at once ([`Written::Now`]: nothing is sent then). Never blocks on a disk.
+    /// Queues `writes`, leaving the vector empty; once they are committed, `upto` is sent to
+    /// `durable`, unless they were committed at once ([`Written::Now`]: nothing is sent then).
+    /// Never blocks on a disk.
     pub(crate) fn write(
         &self,
-        writes: Vec<Write>,
+        writes: &mut Vec<Write>,
         durable: Option<(mpsc::UnboundedSender<u64>, u64)>,
     ) -> Written {
         match self {
             StorageHandle::Thread { tx, .. } => {
+                let writes = std::mem::take(writes);
                 let _ = tx.send(Request::Write { writes, durable });
                 Written::Later
             }
@@ -113,11 +115,14 @@ impl StorageHandle {
                 let mut storage = storage.lock().unwrap_or_else(PoisonError::into_inner);
                 // A store that never waits has nothing to retry: a failure is a bug, and is
                 // logged rather than allowed to hold the room back forever.
-                if let Err(error) = storage.write(&writes) {
+                if let Err(error) = storage.write(writes) {
                     metrics.storage_errors.inc();
                     tracing::error!(%error, "storage write failed");
                 }
                 metrics.storage_commit(writes.len(), began.elapsed());
+                // The vector stays with its room for the next writes: a room writes for every
+                // move.
+                writes.clear();
                 Written::Now
             }
         }
