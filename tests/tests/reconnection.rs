@@ -202,8 +202,9 @@ async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats() {
     drop(green);
 }
 
-/// A quiet client that answers the pings is pinged again and again and stays connected: the
-/// writer's heartbeat timer sets itself anew after every ping.
+/// A quiet client that answers the pings is pinged again and again, never more often than the
+/// heartbeat, and stays connected: the writer's heartbeat timer sets itself anew after every
+/// ping, a heartbeat later.
 #[tokio::test]
 async fn a_quiet_client_that_answers_pings_stays_connected() {
     let server = TestServer::with(|c| c.heartbeat_seconds = 0.05).await;
@@ -215,7 +216,9 @@ async fn a_quiet_client_that_answers_pings_stays_connected() {
         .pings_within(Duration::from_millis(500))
         .await
         .expect("still connected, and sent nothing but pings");
-    assert!(pings >= 5, "{pings} pings in ten heartbeats");
+    // At most one a heartbeat (and one more for where the window starts); at least half of
+    // them on a busy machine.
+    assert!((5..=11).contains(&pings), "{pings} pings in ten heartbeats");
     let req = client.req();
     client.send(&ClientMessage::Ping { req }).await;
     assert_eq!(client.next().await, ServerMessage::Pong { req });
