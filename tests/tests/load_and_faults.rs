@@ -845,3 +845,61 @@ async fn a_client_that_reads_nothing_is_dropped_after_the_write_timeout() {
     assert_eq!(code, None, "dropped without a close frame");
     server.server.stop().await;
 }
+
+/// A client that stops reading until the server's socket to it is full, then reads again, gets
+/// every event once and in order: what the room could not write into the socket waits in the
+/// connection's queue, and the connection's writer sends it when the socket drains.
+#[tokio::test]
+async fn a_client_that_pauses_reading_gets_every_event_in_order() {
+    // Events of about 300 bytes, more in all than the socket buffers between the room and the
+    // client hold (the server's send buffer grows to 4 MB; the client's receive buffer is 4 KB).
+    const UPDATES: u32 = 20_000;
+    let server = TestServer::with(|c| {
+        TestServer::slow_reader_limits(c);
+        // Room for everything either client is sent (the host reads only after its flood): only
+        // the socket may hold the paused client up.
+        c.outbound_queue = 3 * UPDATES as usize;
+        // Only the socket draining may wake the connection's writer.
+        c.heartbeat_seconds = 600.0;
+    })
+    .await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut host, _) = server.connect(&room.id).await;
+    let mut paused = server.connect_slow_reader(&room.id).await;
+    assert!(host.flood(&room.host_token, UPDATES).await);
+    // A ping answers after every event of the flood: the host counts the changes (an update that
+    // changes nothing makes no event).
+    host.send(&ClientMessage::Ping { req: u64::MAX }).await;
+    let mut expected = 0;
+    loop {
+        match host.next().await {
+            ServerMessage::Pong { req: u64::MAX } => break,
+            ServerMessage::Event {
+                event: Event::SettingsChanged { .. },
+                ..
+            } => expected += 1,
+            _ => {}
+        }
+    }
+    assert!(expected >= UPDATES - 1);
+    let (mut bytes, mut last_v, mut changes) = (0, None, 0);
+    while changes < expected {
+        let message = paused.next().await;
+        bytes += serde_json::to_string(&message).expect("serialises").len();
+        if let ServerMessage::Event { v, event } = message {
+            if let Some(last) = last_v {
+                assert_eq!(v, last + 1, "events in order, none missing");
+            }
+            last_v = Some(v);
+            if matches!(event, Event::SettingsChanged { .. }) {
+                changes += 1;
+            }
+        }
+    }
+    assert!(
+        bytes > 4_194_304 + 4096,
+        "the server's socket must have filled: {bytes} bytes"
+    );
+    assert!(paused.quiet_for(Duration::from_millis(50)).await.is_none());
+    server.server.stop().await;
+}

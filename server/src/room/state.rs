@@ -17,7 +17,7 @@ use super::presence::Absence;
 use super::record::{Record, StoredAbsence};
 use super::session::Session;
 use super::{Command, RoomContext, rules, views};
-use crate::connection::{ConnId, Outbox};
+use crate::connection::{ConnId, Outbox, Queued};
 use crate::ids::{new_token, token_matches};
 use crate::storage::writer::Written;
 use crate::storage::{RoomLog, Write};
@@ -129,6 +129,9 @@ pub(crate) struct Room {
     pending: Vec<u64>,
     /// The frames a flush is sending, by connection (empty between flushes).
     flushing: Vec<(ConnId, Utf8Bytes)>,
+    /// Connections that frames were queued for in this turn, behind nothing: the room writes them
+    /// out at the end of the turn ([`Room::write_out`]).
+    unwritten: Vec<ConnId>,
     pub(super) conns: HashMap<ConnId, Conn, foldhash::fast::RandomState>,
     /// Whether a CPU move is being computed for the current ply.
     pub(super) cpu_thinking: bool,
@@ -218,6 +221,7 @@ impl Room {
             chat: VecDeque::new(),
             pending: Vec::new(),
             flushing: Vec::new(),
+            unwritten: Vec::new(),
             conns: HashMap::default(),
             cpu_thinking: false,
             cpu_job: None,
@@ -352,6 +356,7 @@ impl Room {
                 }
             }
             self.persist();
+            self.write_out();
             self.report();
             if self.closing {
                 tracing::info!("closing the room");
@@ -953,20 +958,35 @@ impl Room {
     }
 
     fn deliver(&mut self, conn: ConnId, delivery: Delivery) {
-        let ok = match (self.conns.get(&conn), delivery) {
-            (None, _) => true,
-            (Some(c), Delivery::Frame(frame)) => c.outbox.send(frame),
+        let queued = match (self.conns.get(&conn), delivery) {
+            (None, _) => return,
+            (Some(c), Delivery::Frame(frame)) => c.outbox.queue(frame),
             (Some(c), Delivery::Answer { frame, received }) => {
-                let sent = c.outbox.send(frame);
+                let queued = c.outbox.queue(frame);
                 self.context
                     .metrics
                     .move_seconds
                     .observe(received.elapsed().as_secs_f64());
-                sent
+                queued
             }
         };
-        if !ok {
-            self.drop_conns(vec![conn]);
+        match queued {
+            Queued::First => self.unwritten.push(conn),
+            Queued::Behind => {}
+            Queued::Full => self.drop_conns(vec![conn]),
+            // The socket failed or closed: the client is gone (its reader tells the room so too,
+            // which then changes nothing). Not a slow client: nothing to close or count.
+            Queued::Gone => self.conn_gone(conn),
+        }
+    }
+
+    /// Writes what this turn queued into the connections' sockets. The room does it itself, once
+    /// a turn: handing each frame to a writer task cost a wake-up and a task switch per frame.
+    fn write_out(&mut self) {
+        for conn in self.unwritten.drain(..) {
+            if let Some(c) = self.conns.get(&conn) {
+                c.outbox.write_out();
+            }
         }
     }
 

@@ -1,23 +1,23 @@
 //! One WebSocket connection: a reader task that checks and parses frames and hands them to the
-//! room, and a writer task that drains a bounded queue into the socket, writing a burst with
-//! `feed` and one `flush`.
+//! room, and its sending side ([`wire`]): a bounded queue that the room writes into the socket
+//! itself, with a writer task for what the socket cannot take at once, the heartbeat and the
+//! close.
+
+mod wire;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage};
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
-use futures_util::{SinkExt, StreamExt};
-use tokio::sync::mpsc;
+use futures_util::StreamExt;
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message, Utf8Bytes};
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::config::Config;
 use crate::room::{Command, RoomHandle};
 use crate::upgrade::Socket;
+use wire::{Heard, Heartbeat};
+pub(crate) use wire::{Outbox, Queued};
 
 /// Identifies a connection within the server.
 pub(crate) type ConnId = u64;
@@ -26,125 +26,6 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// The WebSocket close code for a policy violation (floods, oversized frames, too slow).
 pub(crate) const POLICY_VIOLATION: u16 = 1008;
-
-/// What the writer sends.
-enum Outgoing {
-    Text(Utf8Bytes),
-    Close(u16, &'static str),
-}
-
-/// The sending side of a connection's queue, held by its room. Sending never waits: a connection
-/// that cannot keep up is closed instead of slowing the room down.
-///
-/// The queue is an unbounded channel with its own count: a bounded channel takes a lock for
-/// every message the writer receives (to release its permit), which was a visible share of the
-/// server's time when every move goes out to every connection of a room.
-#[derive(Clone)]
-pub(crate) struct Outbox {
-    tx: mpsc::UnboundedSender<Outgoing>,
-    /// Messages queued and not yet taken by the writer.
-    queued: Arc<AtomicUsize>,
-    /// How many may be queued.
-    capacity: usize,
-}
-
-impl Outbox {
-    /// A queue of at most `capacity` messages, and the receiving end for the writer.
-    fn new(capacity: usize) -> (Outbox, WriterQueue) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let queued = Arc::new(AtomicUsize::new(0));
-        let outbox = Outbox {
-            tx,
-            queued: queued.clone(),
-            capacity,
-        };
-        (outbox, WriterQueue { rx, queued })
-    }
-
-    /// Queues a frame; `false` if the queue is full or gone.
-    pub(crate) fn send(&self, frame: Utf8Bytes) -> bool {
-        if self.queued.fetch_add(1, Ordering::AcqRel) >= self.capacity {
-            self.queued.fetch_sub(1, Ordering::AcqRel);
-            return false;
-        }
-        self.tx.send(Outgoing::Text(frame)).is_ok()
-    }
-
-    /// Closes the connection with `code` after what is already queued.
-    ///
-    /// The close frame goes into the queue even when it is full. The one who closes forgets the
-    /// connection, so nothing else may ever wake the writer: a close that only raised a flag
-    /// could be missed by a writer that looked at the flag just before it was raised and then
-    /// drained the queue. What is queued before the close is at most `capacity` messages, and
-    /// the write timeout bounds how long a client that does not read can hold them up.
-    pub(crate) fn close(&self, code: u16, reason: &'static str) {
-        self.queued.fetch_add(1, Ordering::AcqRel);
-        let _ = self.tx.send(Outgoing::Close(code, reason));
-    }
-}
-
-/// The writer's end of an [`Outbox`].
-struct WriterQueue {
-    rx: mpsc::UnboundedReceiver<Outgoing>,
-    queued: Arc<AtomicUsize>,
-}
-
-impl WriterQueue {
-    /// The next message, if one is queued, or registers for the next; `None` once every outbox
-    /// is gone.
-    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
-        let poll = self.rx.poll_recv(cx);
-        if let Poll::Ready(message) = &poll {
-            self.took(message.is_some());
-        }
-        poll
-    }
-
-    /// The next message if one is queued.
-    fn try_recv(&mut self) -> Option<Outgoing> {
-        let message = self.rx.try_recv().ok();
-        self.took(message.is_some());
-        message
-    }
-
-    fn took(&self, some: bool) {
-        if some {
-            self.queued.fetch_sub(1, Ordering::AcqRel);
-        }
-    }
-}
-
-/// When a connection last heard from its client, shared by the reader (which hears) and the
-/// writer (which pings, and gives up on a client silent for three heartbeats). The heartbeat
-/// lives in the writer, as in the baseline: a timer in the reader woke it for every ping and
-/// made it poll the socket once or twice for nothing.
-struct Heard {
-    /// The moment the connection opened; `at` counts from it.
-    start: Instant,
-    /// Milliseconds from `start` to the last frame received.
-    at: AtomicU64,
-}
-
-impl Heard {
-    fn new() -> Heard {
-        Heard {
-            start: Instant::now(),
-            at: AtomicU64::new(0),
-        }
-    }
-
-    /// A frame came in `now`.
-    fn heard(&self, now: Instant) {
-        let ms = u64::try_from(now.duration_since(self.start).as_millis()).unwrap_or(u64::MAX);
-        self.at.store(ms, Ordering::Relaxed);
-    }
-
-    /// How long the client has been silent.
-    fn silent_for(&self) -> std::time::Duration {
-        let heard = self.start + std::time::Duration::from_millis(self.at.load(Ordering::Relaxed));
-        Instant::now().saturating_duration_since(heard)
-    }
-}
 
 /// A token bucket: `rate` messages a second on average, `burst` at once.
 struct RateLimit {
@@ -187,21 +68,21 @@ pub(crate) async fn run(
     span: tracing::Span,
 ) {
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
-    let (outbox, queue) = Outbox::new(config.outbound_queue);
     let (sink, mut stream) = socket.split();
     let heard = Arc::new(Heard::new());
-    let sink = TimedSink {
-        inner: sink,
-        limit: config.write_timeout(),
-        waiting: None,
-    };
     let heartbeat = Heartbeat {
         every: config.heartbeat(),
         heard: heard.clone(),
         span: span.clone(),
         conn,
     };
-    let mut writer = tokio::spawn(write_loop(sink, queue, heartbeat));
+    let (outbox, writer) = Outbox::new(
+        sink,
+        config.outbound_queue,
+        config.write_timeout(),
+        heartbeat,
+    );
+    let mut writer = tokio::spawn(writer);
     let connected = Command::Connect {
         conn,
         outbox: outbox.clone(),
@@ -443,209 +324,6 @@ fn plain_json_str(text: &str) -> Option<(&str, &str)> {
         .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
     let (value, rest) = text.split_at(end);
     Some((value, rest.strip_prefix('"')?))
-}
-
-/// The writer's heartbeat: a ping every `every`, and the end of a client silent for three.
-struct Heartbeat {
-    every: std::time::Duration,
-    heard: Arc<Heard>,
-    /// Names the room in the line that says a connection was dropped.
-    span: tracing::Span,
-    conn: ConnId,
-}
-
-impl Heartbeat {
-    /// Logs why the connection is being dropped.
-    fn dropping(&self, why: &str) {
-        self.span
-            .in_scope(|| tracing::debug!(conn = self.conn, "{why}: dropping the connection"));
-    }
-}
-
-/// The socket's sending half, giving up on a client that reads nothing: a write (a frame into
-/// the buffer, a flush, the close) that has waited for `limit` fails with `TimedOut`. Without a
-/// limit, a client that stops reading (its receive window stays shut) would hold its
-/// connection, and everything queued for it, forever.
-struct TimedSink {
-    inner: futures_util::stream::SplitSink<Socket, Message>,
-    limit: std::time::Duration,
-    /// Started when a write first has to wait, and dropped when it goes through. Nearly every
-    /// write goes through at once and then costs neither a clock reading nor a timer; boxed so
-    /// that it takes no room in the task of every connection (a timer in place, through
-    /// `tokio::time::timeout`, made each connection's writer twice as large).
-    waiting: Option<Pin<Box<tokio::time::Sleep>>>,
-}
-
-impl TimedSink {
-    /// `poll`, the inner sink's answer, unless it has been waiting for the limit.
-    fn within_limit(
-        &mut self,
-        cx: &mut Context<'_>,
-        poll: Poll<Result<(), WsError>>,
-    ) -> Poll<Result<(), WsError>> {
-        if poll.is_ready() {
-            self.waiting = None;
-            return poll;
-        }
-        let limit = self.limit;
-        let timer = self
-            .waiting
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
-        match timer.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(WsError::Io(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "the client reads nothing",
-            )))),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl futures_util::Sink<Message> for TimedSink {
-    type Error = WsError;
-
-    fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), WsError>> {
-        let poll = self.inner.poll_ready_unpin(cx);
-        self.within_limit(cx, poll)
-    }
-
-    fn start_send(mut self: Pin<&mut Self>, item: Message) -> Result<(), WsError> {
-        self.inner.start_send_unpin(item)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), WsError>> {
-        let poll = self.inner.poll_flush_unpin(cx);
-        self.within_limit(cx, poll)
-    }
-
-    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), WsError>> {
-        let poll = self.inner.poll_close_unpin(cx);
-        self.within_limit(cx, poll)
-    }
-}
-
-/// What wakes the writer: a message (or the end of the queue), or the heartbeat's timer.
-enum Wake {
-    Queued(Option<Outgoing>),
-    Heartbeat,
-}
-
-/// The heartbeat's timer, polled only when it may have fired. Once a poll has registered the
-/// writer's waker with it, the timer wakes the writer by itself when it fires; polling it
-/// again at every wake for a message (as `select!` does) cost 200 instructions each time, 800 a
-/// move in a room of four at 8 moves a second (callgrind).
-struct PingTimer {
-    sleep: Pin<Box<tokio::time::Sleep>>,
-    every: std::time::Duration,
-    /// The timer has been polled since it was last set, and holds the writer's waker.
-    registered: bool,
-}
-
-impl PingTimer {
-    fn new(every: std::time::Duration) -> PingTimer {
-        PingTimer {
-            sleep: Box::pin(tokio::time::sleep(every)),
-            every,
-            registered: false,
-        }
-    }
-
-    /// Whether the timer has fired; registers the waker when it has not.
-    fn poll_fired(&mut self, cx: &mut Context<'_>) -> bool {
-        if self.registered && !self.sleep.is_elapsed() {
-            return false;
-        }
-        match self.sleep.as_mut().poll(cx) {
-            Poll::Ready(()) => true,
-            Poll::Pending => {
-                self.registered = true;
-                false
-            }
-        }
-    }
-
-    /// Sets the timer for the next heartbeat, counted from now.
-    fn set_next(&mut self) {
-        let next = Instant::now() + self.every;
-        self.sleep.as_mut().reset(next);
-        self.registered = false;
-    }
-}
-
-async fn write_loop(mut sink: TimedSink, mut queue: WriterQueue, heartbeat: Heartbeat) {
-    let mut timer = PingTimer::new(heartbeat.every);
-    loop {
-        // The queue first: a writer that always has more to write never pings, and needs not:
-        // a client that is gone stops taking the bytes, and the write timeout ends the
-        // connection.
-        let wake = std::future::poll_fn(|cx| {
-            if let Poll::Ready(next) = queue.poll_recv(cx) {
-                return Poll::Ready(Wake::Queued(next));
-            }
-            if timer.poll_fired(cx) {
-                return Poll::Ready(Wake::Heartbeat);
-            }
-            Poll::Pending
-        })
-        .await;
-        let mut next = match wake {
-            Wake::Queued(next) => next,
-            Wake::Heartbeat => {
-                timer.set_next();
-                if heartbeat.heard.silent_for() > heartbeat.every * 3 {
-                    heartbeat.dropping("no heartbeat answer");
-                    let (code, reason) = fourkings_protocol::close::NO_HEARTBEAT;
-                    let _ = sink.send(close_frame(code, reason)).await;
-                    return;
-                }
-                // The client's WebSocket answers with a pong.
-                if let Err(e) = sink.send(Message::Ping(Bytes::new())).await {
-                    return ended(&heartbeat, &e);
-                }
-                continue;
-            }
-        };
-        // Write everything already queued, then flush once.
-        loop {
-            match next {
-                None => {
-                    let _ = sink.close().await;
-                    return;
-                }
-                Some(Outgoing::Close(code, reason)) => {
-                    let _ = sink.send(close_frame(code, reason)).await;
-                    return;
-                }
-                Some(Outgoing::Text(text)) => {
-                    if let Err(e) = sink.feed(Message::Text(text)).await {
-                        return ended(&heartbeat, &e);
-                    }
-                }
-            }
-            match queue.try_recv() {
-                Some(more) => next = Some(more),
-                None => break,
-            }
-        }
-        if let Err(e) = sink.flush().await {
-            return ended(&heartbeat, &e);
-        }
-    }
-}
-
-/// The writer stops on a failed write: logs it when the client had stopped reading (a socket
-/// that failed needs no line).
-fn ended(heartbeat: &Heartbeat, error: &WsError) {
-    if matches!(error, WsError::Io(e) if e.kind() == std::io::ErrorKind::TimedOut) {
-        heartbeat.dropping("the client reads nothing");
-    }
-}
-
-fn close_frame(code: u16, reason: &'static str) -> Message {
-    Message::Close(Some(CloseFrame {
-        code: code.into(),
-        reason: Utf8Bytes::from_static(reason),
-    }))
 }
 
 fn encode(message: &ServerMessage) -> Utf8Bytes {
