@@ -96,7 +96,13 @@ pub(crate) struct RoomHandle {
 impl RoomHandle {
     /// Sends a command; `false` if the room has ended.
     pub(crate) async fn send(&self, command: Command) -> bool {
-        self.tx.send(command).await.is_ok()
+        // Nearly always there is room: `try_send` takes it without the future that waits for a
+        // permit, and only a full inbox waits.
+        match self.tx.try_send(command) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(command)) => self.tx.send(command).await.is_ok(),
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
     }
 }
 
