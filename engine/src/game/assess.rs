@@ -56,7 +56,11 @@ impl Game {
             });
             return;
         }
-        ply.checks = self.kings_checked_by(mover);
+        // The armies in check, found once: the mover's checks are among them, and the ply's
+        // `kings_in_check` reuses them unless what follows changes the position.
+        let checked = self.position.checked_armies();
+        self.checked = Some((self.position.hash(), checked));
+        ply.checks = self.kings_checked_by(mover, checked);
         if ffa {
             let with_queen = ply.mv.promotion().unwrap_or(ply.piece.role) == Role::Queen;
             let bonus = match (ply.checks.len(), with_queen) {
@@ -160,10 +164,11 @@ impl Game {
             .max_by_key(|&a| self.last_moved[a])
     }
 
-    /// The enemy kings that `army`'s own pieces attack.
-    fn kings_checked_by(&self, army: Army) -> ArmySet {
-        Army::ALL
-            .into_iter()
+    /// The enemy kings that `army`'s own pieces attack, of the armies in check (`checked`: an
+    /// enemy takes turns, so a king of an enemy that `army` attacks is in check).
+    fn kings_checked_by(&self, army: Army, checked: ArmySet) -> ArmySet {
+        checked
+            .iter()
             .filter(|&other| self.position.is_enemy(army, other))
             .filter(|&other| {
                 self.position.king(other).is_some_and(|king| {

@@ -718,7 +718,9 @@ impl Game {
         if self.outcome.is_none() {
             self.assess_draws(&mut ply.consequences);
         }
-        ply.kings_in_check = self.position.checked_armies();
+        // Found when the move was settled, unless an elimination or a mate changed the position
+        // since.
+        ply.kings_in_check = self.checked_armies();
         self.checked = Some((self.position.hash(), ply.kings_in_check));
         ply.text = text.finish(&ply);
         self.events.push(Event::Ply(ply));
