@@ -87,33 +87,20 @@ impl Outbox {
     /// Queues a frame for the caller to write out with [`Outbox::write_out`] (the room does, at
     /// the end of each turn, for the connections it queued a first frame for).
     pub(crate) fn queue(&self, frame: Utf8Bytes) -> Queued {
-        let mut state = self.wire.lock();
-        let io = &mut state.io;
-        if io.ended.is_some() || io.closing {
-            return Queued::Gone;
-        }
-        if io.queue.len() >= self.wire.capacity {
-            return Queued::Full;
-        }
-        io.queue.push_back(Outgoing::Text(frame));
-        if io.queue.len() == 1 {
-            Queued::First
-        } else {
-            Queued::Behind
-        }
+        self.wire.lock().io.push(frame, self.wire.capacity)
     }
 
     /// Queues a frame and has the writer task write it; `false` if the queue is full or the
     /// connection is over.
     pub(crate) fn send(&self, frame: Utf8Bytes) -> bool {
         let mut state = self.wire.lock();
-        let io = &mut state.io;
-        if io.ended.is_some() || io.closing || io.queue.len() >= self.wire.capacity {
-            return false;
+        match state.io.push(frame, self.wire.capacity) {
+            Queued::First | Queued::Behind => {
+                state.wake_writer();
+                true
+            }
+            Queued::Full | Queued::Gone => false,
         }
-        io.queue.push_back(Outgoing::Text(frame));
-        state.wake_writer();
-        true
     }
 
     /// Writes what is queued into the socket, in the caller's task, as far as the socket takes
@@ -281,6 +268,23 @@ impl From<WsError> for Ended {
 }
 
 impl WireIo {
+    /// Puts a frame at the end of the queue, unless the connection is over or the queue holds
+    /// `capacity` frames.
+    fn push(&mut self, frame: Utf8Bytes, capacity: usize) -> Queued {
+        if self.ended.is_some() || self.closing {
+            return Queued::Gone;
+        }
+        if self.queue.len() >= capacity {
+            return Queued::Full;
+        }
+        self.queue.push_back(Outgoing::Text(frame));
+        if self.queue.len() == 1 {
+            Queued::First
+        } else {
+            Queued::Behind
+        }
+    }
+
     /// Writes the queue into the sink and flushes it once; ready with `Ok` when everything is
     /// written, with `Err` when the connection is over (a close frame went out, or the socket
     /// failed), pending while the socket takes no more (`cx` is woken when it does).
