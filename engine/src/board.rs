@@ -17,7 +17,9 @@ pub(crate) const WALL: u8 = 0x80;
 pub(crate) mod class {
     /// Nothing stands there.
     pub(crate) const EMPTY: u16 = 1;
-    /// A piece the perspective army may capture (never a king).
+    /// A piece the perspective army may capture: an enemy's that is not its king, any grey piece
+    /// (a grey king included), or with friendly capture one of its own but its king. A king
+    /// takes one of its own only where [`OWN`] allows it (see the king's moves).
     pub(crate) const CAPTURE: u16 = 1 << 1;
     /// An enemy king the perspective army may capture (king capture on).
     pub(crate) const KING_CAPTURE: u16 = 1 << 2;
@@ -85,17 +87,15 @@ pub(crate) fn class_table(
     use class::*;
     let mut table = [0u16; 256];
     table[0] = EMPTY;
+    // A walking king may take the grey pieces of its own army, like anyone else's.
+    let takes_own = friendly_capture || status[perspective] == ArmyStatus::KingWalking;
     for (code, entry) in table.iter_mut().enumerate() {
         let Some(piece) = Piece::from_code(code as u8) else {
             continue;
         };
         let is_king = piece.role == Role::King;
         *entry = if piece.army == perspective {
-            OWN | if friendly_capture && !is_king {
-                CAPTURE
-            } else {
-                0
-            }
+            OWN | if takes_own && !is_king { CAPTURE } else { 0 }
         } else if partners(format, perspective, piece.army) {
             0
         } else if status[piece.army].is_live(piece.role) {
@@ -115,10 +115,8 @@ pub(crate) fn class_table(
                 0
             };
             attack | take
-        } else if is_king {
-            // A grey king is an obstacle: kings are only ever captured while in play.
-            0
         } else {
+            // A grey piece, the grey king included: anyone may take it, for nothing.
             CAPTURE
         };
     }

@@ -4,6 +4,7 @@
 mod army;
 mod board;
 pub mod bot;
+mod checks;
 pub mod game;
 mod geometry;
 mod movegen;
@@ -27,8 +28,8 @@ pub use perft::{divide, perft};
 pub use piece::{Piece, Role};
 pub use position::{IllegalMove, Position, PositionError, StatusUndo, Undo};
 pub use rules::{
-    Format, LeadEnding, MateTiming, ParsePresetError, Preset, PromotionSet, Resignation, RuleSet,
-    RuleSetError,
+    FfaScoring, Format, LeadEnding, MateTiming, ParsePresetError, Preset, PromotionSet,
+    Resignation, RuleSet, RuleSetError,
 };
 pub use setup::{EnPassant, Setup};
 pub use square::{ParseSquareError, Square};

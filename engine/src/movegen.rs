@@ -119,6 +119,18 @@ const fn near_flag(i: usize) -> u16 {
     }
 }
 
+/// What a piece may capture subject to its king's safety, and what it may capture whatever its
+/// king faces: a king capture is the second kind, unless only moves that keep the king safe are
+/// wanted (`SAFE`).
+#[inline(always)]
+const fn takes<const SAFE: bool>() -> (u16, u16) {
+    if SAFE {
+        (CAPTURE | KING_CAPTURE, 0)
+    } else {
+        (CAPTURE, KING_CAPTURE)
+    }
+}
+
 const NEAR_FLAGS: [u16; 8] = [
     near_flag(0),
     near_flag(1),
@@ -226,6 +238,15 @@ impl Position {
         any.0
     }
 
+    /// Whether `army` has a way out of check if it were its turn now: a legal move after which
+    /// its own king is not attacked. A king capture that leaves it attacked is no way out (it
+    /// is legal at a turn start, but a mate decided at once is decided before that).
+    pub(crate) fn has_escape(&self, army: Army, en_passant_from: ArmySet) -> bool {
+        let mut any = Any(false);
+        self.generate_from::<_, true>(army, en_passant_from, None, &mut any);
+        any.0
+    }
+
     /// Whether `sq` is attacked by an enemy of `army` (a piece of a live enemy army that could
     /// capture there by its capture pattern, pinned or not).
     #[inline]
@@ -322,7 +343,7 @@ impl Position {
     /// Generates `us`'s legal moves into `sink`.
     #[inline]
     pub(crate) fn generate<S: MoveSink>(&self, us: Army, en_passant_from: ArmySet, sink: &mut S) {
-        self.generate_from(us, en_passant_from, None, sink);
+        self.generate_from::<_, false>(us, en_passant_from, None, sink);
     }
 
     /// Whether `mv` is among the legal moves of the army to move. Only the moves of the piece
@@ -330,13 +351,14 @@ impl Position {
     /// whole generation for one move was most of what playing it cost.
     pub(crate) fn has_legal(&self, mv: Move) -> bool {
         let mut find = Find { mv, found: false };
-        self.generate_from(self.turn, ArmySet::ALL, Some(mv.from()), &mut find);
+        self.generate_from::<_, false>(self.turn, ArmySet::ALL, Some(mv.from()), &mut find);
         find.found
     }
 
     /// Generates `us`'s legal moves into `sink`: all of them, or only those of the piece on
-    /// `only` (none if `us` has no piece there).
-    fn generate_from<S: MoveSink>(
+    /// `only` (none if `us` has no piece there). With `SAFE`, only those after which `us`'s own
+    /// king is not attacked: a king capture must then be safe like any other capture.
+    fn generate_from<S: MoveSink, const SAFE: bool>(
         &self,
         us: Army,
         en_passant_from: ArmySet,
@@ -371,7 +393,7 @@ impl Position {
                 // Double check: no other piece can help, but king captures remain possible.
                 _ => Targets::Only(SquareSet::EMPTY),
             };
-            let skip_pieces = safety.checkers >= 2 && !self.rules.king_capture;
+            let skip_pieces = safety.checkers >= 2 && (SAFE || !self.rules.king_capture);
             if !skip_pieces {
                 let pieces = match only {
                     Some(sq) if self.occupied[us.index()].contains(sq) => {
@@ -391,17 +413,17 @@ impl Position {
                     } else {
                         base
                     };
-                    self.piece_moves(&mover, sq, targets, sink);
+                    self.piece_moves::<S, SAFE>(&mover, sq, targets, sink);
                 }
             }
         }
         if only.is_none_or(|sq| sq == king) {
-            self.king_moves(&mover, &safety, status, sink);
+            self.king_moves::<S, SAFE>(&mover, &safety, status, sink);
         }
     }
 
     #[inline]
-    fn piece_moves<S: MoveSink>(
+    fn piece_moves<S: MoveSink, const SAFE: bool>(
         &self,
         mover: &Mover<'_>,
         from: Square,
@@ -410,13 +432,14 @@ impl Position {
     ) {
         let cls = mover.cls;
         let code = at(&self.cells, from);
+        let (take, free) = takes::<SAFE>();
         match role_bits(code) {
-            r if r == Role::Pawn as u8 => self.pawn_moves(mover, from, targets, sink),
+            r if r == Role::Pawn as u8 => self.pawn_moves::<S, SAFE>(mover, from, targets, sink),
             r if r == Role::Knight as u8 => {
                 for &j in &KNIGHT_JUMPS {
                     let to = step(from, j);
                     let f = cls[at(&self.cells, to) as usize];
-                    if f & (EMPTY | CAPTURE) != 0 && targets.allows(to) || f & KING_CAPTURE != 0 {
+                    if f & (EMPTY | take) != 0 && targets.allows(to) || f & free != 0 {
                         sink.push(Move::normal(from, to));
                     }
                 }
@@ -438,7 +461,7 @@ impl Position {
                             }
                             continue;
                         }
-                        if f & CAPTURE != 0 && targets.allows(to) || f & KING_CAPTURE != 0 {
+                        if f & take != 0 && targets.allows(to) || f & free != 0 {
                             sink.push(Move::normal(from, to));
                         }
                         break;
@@ -449,7 +472,7 @@ impl Position {
     }
 
     #[inline]
-    fn pawn_moves<S: MoveSink>(
+    fn pawn_moves<S: MoveSink, const SAFE: bool>(
         &self,
         mover: &Mover<'_>,
         from: Square,
@@ -470,10 +493,11 @@ impl Position {
                 }
             }
         }
+        let (take, free) = takes::<SAFE>();
         for &c in &pawn_captures(us) {
             let to = step(from, c);
             let f = cls[at(&self.cells, to) as usize];
-            if f & CAPTURE != 0 && targets.allows(to) || f & KING_CAPTURE != 0 {
+            if f & take != 0 && targets.allows(to) || f & free != 0 {
                 self.push_pawn_move(us, Move::normal(from, to), sink);
             }
         }
@@ -527,7 +551,7 @@ impl Position {
         }
     }
 
-    fn king_moves<S: MoveSink>(
+    fn king_moves<S: MoveSink, const SAFE: bool>(
         &self,
         mover: &Mover<'_>,
         safety: &KingSafety,
@@ -535,16 +559,18 @@ impl Position {
         sink: &mut S,
     ) {
         let (us, king, cls) = (mover.army, mover.king, mover.cls);
+        // The king takes its own pieces only where the rules let it: a walking king its grey
+        // ones, and in Duo only when the room turns king friendly captures on.
+        let takes_own = status == ArmyStatus::KingWalking || self.rules.king_friendly_capture;
+        let (take, free) = takes::<SAFE>();
         for &d in &DIRECTIONS {
             let to = step(king, d);
             let f = cls[at(&self.cells, to) as usize];
+            let may_land = f & EMPTY != 0 || f & take != 0 && (f & OWN == 0 || takes_own);
             // A king capture needs no safety test; any other step must not land on an attack.
-            let safe_step = || {
-                f & (EMPTY | CAPTURE) != 0
-                    && !safety.xray.contains(to)
-                    && !attacked_on(&self.cells, cls, to)
-            };
-            if f & KING_CAPTURE != 0 || safe_step() {
+            let safe_step =
+                || may_land && !safety.xray.contains(to) && !attacked_on(&self.cells, cls, to);
+            if f & free != 0 || safe_step() {
                 sink.push(Move::normal(king, to));
             }
         }

@@ -24,6 +24,7 @@ pub(crate) struct MoveRules {
     pub(crate) en_passant: bool,
     pub(crate) king_capture: bool,
     pub(crate) friendly_capture: bool,
+    pub(crate) king_friendly_capture: bool,
     /// The promotion line as a 0-based own rank.
     pub(crate) promotion_rank: u8,
     pub(crate) promotion: PromotionSet,
@@ -34,6 +35,18 @@ pub(crate) struct MoveRules {
 }
 
 impl MoveRules {
+    /// The code bit a promoted piece carries: in free-for-all, where it scores 1; elsewhere a
+    /// promoted piece is the piece it became, for repetitions too, and FEN4 for Teams carries no
+    /// mark for it (4PC tools read no such mark).
+    #[inline]
+    pub(crate) fn promoted_bit(&self) -> u8 {
+        if self.format == Format::FreeForAll {
+            PROMOTED
+        } else {
+            0
+        }
+    }
+
     fn new(rules: &RuleSet) -> MoveRules {
         MoveRules {
             format: rules.format,
@@ -41,6 +54,7 @@ impl MoveRules {
             en_passant: rules.en_passant,
             king_capture: rules.king_capture,
             friendly_capture: rules.friendly_capture,
+            king_friendly_capture: rules.king_friendly_capture,
             promotion_rank: rules.promotion_rank - 1,
             promotion: rules.promotion,
             breakthrough: rules.pawn_breakthrough,
@@ -260,6 +274,10 @@ impl Position {
                 kings[piece.army.index()] += 1;
                 pos.kings[piece.army.index()] = sq.cell();
             }
+            let piece = Piece {
+                promoted: piece.promoted && move_rules.promoted_bit() != 0,
+                ..piece
+            };
             pos.put(sq, piece.code());
         }
         for army in Army::ALL {
@@ -593,7 +611,7 @@ impl Position {
                 }
                 self.remove(from, piece);
                 let landed = match mv.promotion() {
-                    Some(role) => role as u8 | (us as u8) << 3 | PROMOTED,
+                    Some(role) => role as u8 | (us as u8) << 3 | self.rules.promoted_bit(),
                     None => piece,
                 };
                 self.put(to, landed);

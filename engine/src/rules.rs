@@ -83,6 +83,25 @@ pub enum LeadEnding {
     Claim,
 }
 
+/// How free-for-all scores the few things chess.com's games score differently from the rules
+/// specification. The presets score as the specification says; a chess.com file is read with
+/// [`FfaScoring::ChessCom`], since that is how its points were counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FfaScoring {
+    /// As RULES.md has it: a double check scores 5 (1 with a queen), a triple 20 (5 with a
+    /// queen); when three players are out the last one gets 20 for every king still walking.
+    Standard,
+    /// As chess.com's games count it (every one of the real games in `tests/data/chesscom`
+    /// agrees): a double check scores 1 and a triple 5, whatever the piece; a king still walking
+    /// when the game ends is worth 20, shared by the players still in, whatever ends it (so a draw
+    /// with one walking king and two players in gives them 10 each besides the draw's 10); and
+    /// when a resignation or timeout leaves one player who cannot mate (a bare king, or a king
+    /// and one bishop or knight), the game is drawn by insufficient material: the last player
+    /// and the one who just left score the draw's 10, and only the kings that walked before are
+    /// worth 20 to the last player.
+    ChessCom,
+}
+
 /// Every option of a rule system. Build one from a [`Preset`] and change what you need; then
 /// [`RuleSet::validate`] (done by every constructor that takes a rule set) rejects combinations
 /// that make no sense.
@@ -102,12 +121,18 @@ pub struct RuleSet {
     pub promotion_rank: u8,
     /// What a pawn may promote to.
     pub promotion: PromotionSet,
-    /// Plies without a capture or pawn move that draw the game, if the rule is on.
+    /// Plies without a capture or pawn move that draw the game, if the rule is on. On the cross
+    /// board this is the count for four armies taking turns; with fewer the count shrinks with
+    /// them, so that it is always the same number of moves by each (fifty moves each: 200 plies
+    /// with four, 150 with three, 100 with two). See [`RuleSet::fifty_move_limit`].
     pub fifty_move_plies: Option<u16>,
     /// What resigning does.
     pub resignation: Resignation,
     /// Whether a player may capture their own army's pieces except the king (Duo).
     pub friendly_capture: bool,
+    /// Whether the king itself makes friendly captures (a room option of Duo, off by default, so
+    /// that chess's mates stay mates); only with [`RuleSet::friendly_capture`].
+    pub king_friendly_capture: bool,
     /// Total plies after which the game ends (a draw in Teams and Duo, points in free-for-all).
     pub move_limit: Option<u32>,
     /// Twist: the first team to land a pawn on its promotion line wins instead of promoting.
@@ -116,7 +141,10 @@ pub struct RuleSet {
     pub lifelines: u8,
     /// Free-for-all: how a lead of more than 20 with two players left ends the game.
     pub lead_ending: LeadEnding,
-    /// The army that moves first (Duo: White or Black; the seat order is W1, B1, W2, B2).
+    /// Free-for-all: the scoring of checks and of walking kings at the end (see [`FfaScoring`]).
+    pub ffa_scoring: FfaScoring,
+    /// The army that moves first from the start position (Duo: always White; the seat order is
+    /// W1, B1, W2, B2).
     pub first: Army,
 }
 
@@ -139,9 +167,17 @@ pub enum RuleSetError {
         /// The format it was set on.
         format: Format,
     },
-    /// The first army does not play on this board.
-    #[error("{0} does not play in this format")]
+    /// The first army does not play on this board, or (Duo) is not White.
+    #[error("{0} cannot move first in this format")]
     FirstArmy(Army),
+    /// An option that only makes sense with another one.
+    #[error("option {option} needs {requires}")]
+    Requires {
+        /// The option's name.
+        option: &'static str,
+        /// The option it needs.
+        requires: &'static str,
+    },
     /// A fifty-move count or move limit of zero.
     #[error("{0} must be at least 1")]
     Zero(&'static str),
@@ -156,6 +192,16 @@ impl RuleSet {
     /// Whether players are grouped in two teams (Teams and Duo).
     pub const fn has_teams(&self) -> bool {
         !matches!(self.format, Format::FreeForAll)
+    }
+
+    /// The plies without a capture or pawn move that draw the game while `armies` armies take
+    /// turns, if the rule is on: [`RuleSet::fifty_move_plies`] shared out over the armies, so
+    /// that each makes the same number of moves whoever is left.
+    pub fn fifty_move_limit(&self, armies: usize) -> Option<u16> {
+        let plies = self.fifty_move_plies?;
+        let full = self.board().armies().len() as u32;
+        let armies = (armies as u32).clamp(1, full);
+        Some((u32::from(plies) * armies / full).max(1) as u16)
     }
 
     /// Checks that the options fit together.
@@ -196,6 +242,9 @@ impl RuleSet {
                 }
             }
             Format::Teams | Format::Duo => {
+                if self.ffa_scoring != FfaScoring::Standard {
+                    return not_for("ffa_scoring");
+                }
                 if self.format == Format::Duo && self.pawn_breakthrough {
                     return not_for("pawn_breakthrough");
                 }
@@ -215,6 +264,15 @@ impl RuleSet {
                     return not_for("friendly_capture");
                 }
             }
+        }
+        if self.king_friendly_capture && !self.friendly_capture {
+            return Err(RuleSetError::Requires {
+                option: "king_friendly_capture",
+                requires: "friendly_capture",
+            });
+        }
+        if self.format == Format::Duo && self.first != Army::WHITE {
+            return Err(RuleSetError::FirstArmy(self.first));
         }
         if self.fifty_move_plies == Some(0) {
             return Err(RuleSetError::Zero("fifty_move_plies"));
@@ -297,10 +355,12 @@ impl Preset {
             fifty_move_plies: Some(200),
             resignation: Resignation::TeamLoses,
             friendly_capture: false,
+            king_friendly_capture: false,
             move_limit: None,
             pawn_breakthrough: false,
             lifelines: 0,
             lead_ending: LeadEnding::Automatic,
+            ffa_scoring: FfaScoring::Standard,
             first: Army::Red,
         };
         match self {

@@ -3,7 +3,7 @@
 use crate::army::{Army, ByArmy};
 use crate::board::ArmyStatus;
 use crate::geometry::{BoardKind, CastleSide};
-use crate::piece::Piece;
+use crate::piece::{Piece, Role};
 use crate::square::Square;
 
 /// The en passant right an army's last double step opened.
@@ -62,5 +62,31 @@ impl Setup {
     /// The castling right of `army` on `side`.
     pub fn can_castle(&self, army: Army, side: CastleSide) -> bool {
         self.castling[army][side as usize]
+    }
+
+    /// Drops the castling rights that can no longer apply: those whose king or rook is not on
+    /// its home square. Readers do this, as python-chess and shakmaty's lenient mode do for FEN,
+    /// because real engines' test positions carry such rights; [`crate::Position::from_setup`]
+    /// refuses them. Returns the rights dropped, by army and side.
+    pub fn drop_lost_castling_rights(&mut self) -> Vec<(Army, CastleSide)> {
+        let mut dropped = Vec::new();
+        for army in self.board.armies().iter() {
+            for side in CastleSide::ALL {
+                if !self.can_castle(army, side) {
+                    continue;
+                }
+                let castle = self.board.castle(army, side);
+                let stands = |sq: Square, role: Role| {
+                    self.pieces
+                        .iter()
+                        .any(|&(at, p)| at == sq && p.army == army && p.role == role)
+                };
+                if !(stands(castle.king_from, Role::King) && stands(castle.rook_from, Role::Rook)) {
+                    self.castling[army][side as usize] = false;
+                    dropped.push((army, side));
+                }
+            }
+        }
+        dropped
     }
 }

@@ -79,6 +79,7 @@ fn parse_rules(args: &str) -> Result<RuleSet, String> {
             "en-passant" => &mut rules.en_passant,
             "king-capture" => &mut rules.king_capture,
             "friendly-capture" => &mut rules.friendly_capture,
+            "king-friendly-capture" => &mut rules.king_friendly_capture,
             "breakthrough" => &mut rules.pawn_breakthrough,
             _ => return Err(format!("unknown rule option {name:?}")),
         };

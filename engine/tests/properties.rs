@@ -164,8 +164,8 @@ proptest! {
                     } else {
                         let suffix = fourkings_engine::notation::MoveSuffix {
                             checks: ply.checks.len() as u8,
-                            mate: ply.mate,
-                            walking: ply.walking,
+                            mates: ply.mates,
+                            left: None,
                         };
                         fourkings_engine::notation::write_move(&before, mv, suffix)
                     };

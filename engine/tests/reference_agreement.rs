@@ -114,12 +114,13 @@ fn reference_perft_of_chess_positions() {
 
 #[test]
 fn both_perfts_agree_where_no_count_is_published() {
-    // Duo with friendly capture, and the cross-board presets, from their start positions.
+    // Duo with friendly capture (the king's own too, as a room may choose), and the cross-board
+    // presets, from their start positions.
     for (rules, depth) in [
         (Preset::Duo.rules(), 4),
         (
             RuleSet {
-                first: Army::BLACK,
+                king_friendly_capture: true,
                 ..Preset::Duo.rules()
             },
             3,
@@ -412,11 +413,20 @@ fn record(pos: &Position, board: &RefBoard, mv: RefMove, cov: &mut Coverage) {
         cov.count("breakthrough");
     }
     if let Some(t) = target {
-        if t.role == Role::King {
+        let grey = !pos.status(t.army).is_live(t.role);
+        if t.role == Role::King && grey {
+            cov.count("capture of a grey king");
+        } else if t.role == Role::King {
             cov.count("king capture");
+        } else if t.army == mover.army && mover.role == Role::King {
+            cov.count(if grey {
+                "walking king takes its own grey piece"
+            } else {
+                "king friendly capture"
+            });
         } else if t.army == mover.army {
             cov.count("friendly capture");
-        } else if !pos.status(t.army).is_live(t.role) {
+        } else if grey {
             cov.count("capture of a grey piece");
         } else {
             cov.count("capture");
@@ -497,7 +507,8 @@ fn play_games(variant: &Variant, cov: &mut Coverage) {
             trail.history.push(mv.to_string());
             let undo = pos.play_unchecked(mv.to_move());
 
-            if let Some(victim) = undo.captured().filter(|p| p.role == Role::King) {
+            let live_king = |p: &Piece| p.role == Role::King && pos.status(p.army).takes_turns();
+            if let Some(victim) = undo.captured().filter(live_king) {
                 if !ffa {
                     break;
                 }
@@ -686,6 +697,7 @@ fn random_games_ffa() {
             "king capture",
             "elimination",
             "capture of a grey piece",
+            "capture of a grey king",
         ],
     );
 }
@@ -721,6 +733,7 @@ fn random_games_ffa_walking_kings() {
             "elimination",
             "king starts walking",
             "walking king move",
+            "walking king takes its own grey piece",
             "en passant",
         ],
     );
@@ -733,15 +746,6 @@ fn random_games_duo() {
         "duo",
         &[
             Variant::new("duo", duo, 30, 51),
-            Variant::new(
-                "duo, Black first",
-                RuleSet {
-                    first: Army::BLACK,
-                    ..duo
-                },
-                10,
-                52,
-            ),
             Variant::new("chess (no friendly capture)", chess(), 20, 53),
             Variant::new(
                 "duo, minor promotion",
@@ -775,7 +779,25 @@ fn random_games_duo() {
             "position in check",
         ],
     );
-    cov.forbid("duo", &["king capture"]);
+    // Kings take none of their own pieces by default (RULES.md 7).
+    cov.forbid("duo", &["king capture", "king friendly capture"]);
+    let king_takes = RuleSet {
+        king_friendly_capture: true,
+        ..duo
+    };
+    let cov = run(
+        "duo, kings make friendly captures",
+        &[Variant::new(
+            "duo, kings make friendly captures",
+            king_takes,
+            20,
+            52,
+        )],
+    );
+    cov.require(
+        "duo, kings make friendly captures",
+        &["friendly capture", "king friendly capture"],
+    );
 }
 
 /// The step forward of `army`'s pawns, as `(files, ranks)`.
@@ -1005,7 +1027,9 @@ fn random_positions_cross_board() {
             "castle",
             "king capture",
             "walking king move",
+            "walking king takes its own grey piece",
             "capture of a grey piece",
+            "capture of a grey king",
             "position in double check",
         ],
     );
@@ -1040,6 +1064,15 @@ fn random_positions_classic_board() {
             "friendly capture",
             "position in double check",
         ],
+    );
+    cov.forbid("duo", &["king friendly capture"]);
+    let king_takes = RuleSet {
+        king_friendly_capture: true,
+        ..Preset::Duo.rules()
+    };
+    random_positions("duo, kings make friendly captures", king_takes, 3000, 73).require(
+        "duo, kings make friendly captures",
+        &["king friendly capture"],
     );
     random_positions("chess", chess(), 8000, 72).forbid("chess", &["friendly capture"]);
 }

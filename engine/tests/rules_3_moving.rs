@@ -294,13 +294,11 @@ fn a_pawn_landing_on_its_promotion_line_becomes_a_piece_at_once_on_the_same_move
         "the pawn cannot stay a pawn"
     );
     let ply = play_promotion(&mut game, "c10", "c11", Role::Rook);
+    // A rook like any other: that it was promoted matters only where it scores, in
+    // free-for-all (the next test), so Teams keeps no mark of it (FEN4 for 4PC tools has none).
     assert_eq!(
         piece_on(game.position(), "c11"),
-        Some(Piece {
-            army: Army::Red,
-            role: Role::Rook,
-            promoted: true
-        })
+        Some(Piece::new(Army::Red, Role::Rook))
     );
     // The new rook works at once: Blue's king on a11 is in check and Blue, next, must answer it.
     assert!(ply.checks.contains(Army::Blue));

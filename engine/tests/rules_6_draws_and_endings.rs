@@ -352,6 +352,41 @@ fn fifty_move_rule_on_the_cross_board_is_200_plies_without_capture_or_pawn_move(
     assert!(!game.is_over());
 }
 
+/// "(cross board: 50 moves by every player still in = 200 plies with four, 150 with three, 100
+/// with two ...)". Free-for-all with Blue out: three players take turns, and 150 plies draw.
+#[test]
+fn fifty_move_rule_counts_fifty_moves_of_every_player_still_in() {
+    let pieces = format!("{KNIGHTS}, rP d2, yP d13, gP m4");
+    // Four players in: 150 plies are no draw yet, 200 are.
+    let mut game = game_from(&cross("R", &pieces).clock(149), Preset::Ffa);
+    play(&mut game, "e1", "f3");
+    assert!(!game.is_over(), "four players: 150 plies are not enough");
+    // Three in (Blue out): the 150th ply draws; each of the three scores the draw's 10.
+    let mut game = game_from(&cross("R", &pieces).out(Army::Blue).clock(148), Preset::Ffa);
+    play(&mut game, "e1", "f3");
+    assert!(!game.is_over());
+    play(&mut game, "e14", "f12");
+    let Some(Outcome::Standings { points, reason, .. }) = game.outcome() else {
+        panic!("{:?}", game.outcome())
+    };
+    assert_eq!(*reason, FfaEnding::Draw(DrawReason::FiftyMoves));
+    assert_eq!(points.0, [10, 0, 10, 10]);
+    // Two in (Blue and Yellow out): 100 plies.
+    let two = cross("R", &pieces)
+        .out(Army::Blue)
+        .out(Army::Yellow)
+        .clock(99);
+    let mut game = game_from(&two, Preset::Ffa);
+    play(&mut game, "e1", "f3");
+    assert!(matches!(
+        game.outcome(),
+        Some(Outcome::Standings {
+            reason: FfaEnding::Draw(DrawReason::FiftyMoves),
+            ..
+        })
+    ));
+}
+
 /// "... Duo: 100 plies, as in chess)."
 #[test]
 fn fifty_move_rule_in_duo_is_100_plies() {

@@ -105,11 +105,7 @@ fn minor_piece_promotion_offers_only_knight_or_bishop() {
     play_promotion(&mut game, "h10", "h11", Role::Knight);
     assert_eq!(
         piece_on(game.position(), "h11"),
-        Some(Piece {
-            army: Army::Red,
-            role: Role::Knight,
-            promoted: true
-        })
+        Some(Piece::new(Army::Red, Role::Knight))
     );
 }
 

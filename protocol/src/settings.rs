@@ -38,6 +38,10 @@ pub struct Settings {
     pub en_passant: bool,
     /// A king left attacked may be captured (not in Duo).
     pub king_capture: bool,
+    /// Duo: the king, too, may capture its own pieces (off by default, so that chess's mates
+    /// stay mates). Rooms stored before this setting existed read it as off.
+    #[serde(default)]
+    pub king_friendly_capture: bool,
     /// What pawns promote to.
     pub promotion: PromotionChoice,
     /// The fifty-move rule is on.
@@ -84,6 +88,9 @@ pub struct SettingsPatch {
     /// See [`Settings::king_capture`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub king_capture: Option<bool>,
+    /// See [`Settings::king_friendly_capture`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub king_friendly_capture: Option<bool>,
     /// See [`Settings::promotion`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promotion: Option<PromotionChoice>,

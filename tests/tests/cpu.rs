@@ -128,12 +128,10 @@ async fn walking_kings_are_moved_by_the_server_on_their_turns() {
             _ => None,
         })
         .await;
+    // Moved by the server, a king's move like any other in the text (the PGN4 export marks the
+    // first walk with Blue's `R`).
     assert!(walk.automatic);
-    assert!(
-        walk.text.starts_with('K') && walk.text.ends_with('R'),
-        "{}",
-        walk.text
-    );
+    assert!(walk.text.starts_with('K'), "{}", walk.text);
     assert_eq!(walk.to_move, Some(2));
 }
 

@@ -12,6 +12,7 @@ fn every_field() -> (SettingsPatch, impl Fn(&Settings)) {
         castling: Some(false),
         en_passant: Some(true),
         king_capture: Some(false),
+        king_friendly_capture: None,
         promotion: Some(PromotionChoice::Minor),
         fifty_move_rule: Some(false),
         move_limit: Some(120),

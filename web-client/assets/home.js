@@ -17,6 +17,7 @@ const DEFAULTS = {
   lifelines: false,
   silent_partners: false,
   switch_partners: false,
+  king_friendly_capture: false,
   show_legal_moves: true,
 };
 

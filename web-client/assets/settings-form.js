@@ -1,6 +1,6 @@
 // The room's settings as a form: the preset (with a line on each), the turn limit, the CPU
-// level, the twists for Teams and the team clock for Duo. Used to create a room and, by the
-// host, in the lobby. It reports patches (only what changed).
+// level, the twists for Teams, and the team clock and king friendly captures for Duo. Used to
+// create a room and, by the host, in the lobby. It reports patches (only what changed).
 
 import { h } from "./dom.js";
 import { PRESETS, isTeamsPreset } from "./armies.js";
@@ -71,18 +71,20 @@ export class SettingsForm {
       twist("switch_partners", "Switch partners", "Three games, every pairing once; personal points."),
     ];
     this.twistBox = h("fieldset", { class: "twists teams-only" }, h("legend", { text: "Twists" }), this.twists.map((t) => t.el));
+    this.duoOptions = [twist("king_friendly_capture", "Kings take their own pieces", "The king may capture a piece of its own side, as the other pieces may.")];
+    this.duoBox = h("fieldset", { class: "twists duo-only" }, h("legend", { text: "Duo" }), this.duoOptions.map((t) => t.el));
 
     this.showLegal = h("input", { type: "checkbox", name: `legal-${this.id}`, on: { change: () => this.change({ show_legal_moves: this.showLegal.checked }) } });
     const more = h("label", { class: "twist" }, this.showLegal, h("span", {}, h("strong", { text: "Show legal moves" }), h("small", { text: "Mark where a selected piece may go." })));
 
-    this.el.append(presetBox, h("div", { class: "settings-options" }, this.turnLimit.el, this.teamClock.el, this.cpuLevel.el, this.twistBox, h("fieldset", { class: "twists" }, h("legend", { text: "Hints" }), more)));
+    this.el.append(presetBox, h("div", { class: "settings-options" }, this.turnLimit.el, this.teamClock.el, this.cpuLevel.el, this.twistBox, this.duoBox, h("fieldset", { class: "twists" }, h("legend", { text: "Hints" }), more)));
     this.update(settings);
   }
 
   pickPreset(preset) {
     // A new preset resets the rule options; keep the time per move the host chose.
     const patch = { preset, turn_limit: this.settings.turn_limit };
-    this.settings = { ...this.settings, preset, pawn_breakthrough: false, lifelines: false, silent_partners: false, switch_partners: false, team_clock: 0, promotion: preset.startsWith("ffa") ? "queen" : "all" };
+    this.settings = { ...this.settings, preset, pawn_breakthrough: false, lifelines: false, silent_partners: false, switch_partners: false, king_friendly_capture: false, team_clock: 0, promotion: preset.startsWith("ffa") ? "queen" : "all" };
     this.update(this.settings);
     this.onChange(patch, this.settings);
   }
@@ -109,6 +111,7 @@ export class SettingsForm {
     this.teamClock.set(settings.team_clock);
     this.cpuLevel.set(settings.cpu_level);
     for (const t of this.twists) t.input.checked = t.key === "minor_promotion" ? settings.promotion === "minor" : !!settings[t.key];
+    for (const t of this.duoOptions) t.input.checked = !!settings[t.key];
     this.showLegal.checked = settings.show_legal_moves !== false;
     this.el.classList.toggle("is-duo", preset === "duo");
     this.el.classList.toggle("is-teams", isTeamsPreset(preset));
@@ -122,7 +125,10 @@ export class SettingsForm {
 /** The patch that creates a room with these settings (only what differs from a preset's defaults). */
 export function createPatch(settings) {
   const patch = { preset: settings.preset, turn_limit: settings.turn_limit, cpu_level: settings.cpu_level };
-  if (settings.preset === "duo") patch.team_clock = settings.team_clock;
+  if (settings.preset === "duo") {
+    patch.team_clock = settings.team_clock;
+    if (settings.king_friendly_capture) patch.king_friendly_capture = true;
+  }
   if (isTeamsPreset(settings.preset)) {
     for (const key of ["pawn_breakthrough", "lifelines", "silent_partners", "switch_partners"]) if (settings[key]) patch[key] = true;
     if (settings.promotion === "minor") patch.promotion = "minor";
@@ -143,6 +149,7 @@ export function describeSettings(settings) {
   if (settings.lifelines) twists.push("two lifelines");
   if (settings.silent_partners) twists.push("silent partners");
   if (settings.switch_partners) twists.push("switch partners");
+  if (settings.king_friendly_capture) twists.push("kings take their own pieces");
   if (twists.length) parts.push(`twists: ${twists.join(", ")}`);
   if (!settings.show_legal_moves) parts.push("legal moves not shown");
   return parts.join(" · ");

@@ -297,7 +297,9 @@ export class RoomState {
     if (mv) {
       let promoted = (g.promoted || []).filter((sq) => sq !== mv.to);
       if (promoted.includes(mv.from)) promoted = promoted.map((sq) => (sq === mv.from ? mv.to : sq));
-      if (mv.promotion) promoted.push(mv.to);
+      // Only free-for-all marks a promoted piece (it scores 1); elsewhere it is what it became,
+      // as the server's snapshots have it.
+      if (mv.promotion && this.settings && this.settings.preset.startsWith("ffa")) promoted.push(mv.to);
       g.promoted = promoted;
       g.last_move = [mv.from, mv.to];
     }

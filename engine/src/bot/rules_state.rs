@@ -11,7 +11,6 @@ use crate::position::{Position, StatusUndo, Undo};
 use crate::rules::{Format, LeadEnding, RuleSet};
 
 use crate::board::{at, role_bits};
-use crate::piece::PROMOTED;
 use crate::square::Square;
 
 use super::eval::{POINT, VALUE, pawn_progress};
@@ -73,7 +72,8 @@ impl GameState {
             won: false,
         };
         if let Some(captured) = undo.captured() {
-            if captured.role == Role::King {
+            // A grey king is taken for nothing, like any grey piece.
+            if captured.role == Role::King && pos.status[captured.army].takes_turns() {
                 if self.ffa() {
                     self.score(pos, mover, capture_value(captured));
                     made.eliminated = Some(pos.set_status(captured.army, ArmyStatus::Out));
@@ -127,7 +127,7 @@ impl GameState {
         let mover = pos.turn.index();
         let code = at(&pos.cells, mv.from());
         let landed = match mv.promotion() {
-            Some(role) => role as u8 | (mover as u8) << 3 | PROMOTED,
+            Some(role) => role as u8 | (mover as u8) << 3 | pos.rules.promoted_bit(),
             None => code,
         };
         self.material[mover] +=
@@ -154,13 +154,14 @@ impl GameState {
         }
     }
 
-    /// Free-for-all: the army to move has no legal move, so it is mated (the attacker who moved
-    /// most recently scores 20) or stalemated (it scores 20 itself) and is out.
+    /// Free-for-all: the army to move has no legal move, so it is mated (the player who moved
+    /// last, whose move the search takes to have made the mate, scores 20) or stalemated (it
+    /// scores 20 itself) and is out.
     pub(crate) fn eliminate_stuck(&mut self, pos: &mut Position) -> Eliminated {
         let points = self.points;
         let army = pos.turn;
         if pos.is_check(army) {
-            if let Some(by) = last_attacker(pos, army) {
+            if let Some(by) = last_mover(pos, army) {
                 self.score(pos, by, 20);
             }
         } else {
@@ -256,18 +257,13 @@ pub(crate) fn standings(points: &[i32; 4], root: Army) -> i32 {
     }
 }
 
-/// Of the armies attacking `army`'s king, the one that moved most recently (the nearest before it
-/// in turn order).
-fn last_attacker(pos: &Position, army: Army) -> Option<Army> {
-    let king = pos.king(army)?;
-    let attackers = pos.attackers(king, army);
+/// The army that moved last before `army`'s turn: the nearest before it in turn order that
+/// takes turns.
+fn last_mover(pos: &Position, army: Army) -> Option<Army> {
     let mut a = army;
     for _ in 0..3 {
         a = Army::from_index((a.index() + 3) % 4).unwrap_or(a);
-        if attackers
-            .iter()
-            .any(|sq| pos.piece_at(sq).is_some_and(|p| p.army == a))
-        {
+        if pos.status[a].takes_turns() {
             return Some(a);
         }
     }

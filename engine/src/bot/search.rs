@@ -140,11 +140,13 @@ impl<'a> Searcher<'a> {
         }
         let key = self.repetition_key(ply);
         if ply > 0 {
-            let fifty = self
-                .state
-                .rules
-                .fifty_move_plies
-                .is_some_and(|n| self.pos.halfmove_clock() >= n);
+            let clock = self.pos.halfmove_clock();
+            let rules = &self.state.rules;
+            // The limit for one army is the lowest there is: most nodes stop at that test.
+            let fifty = rules.fifty_move_limit(1).is_some_and(|n| clock >= n)
+                && rules
+                    .fifty_move_limit(self.pos.armies_taking_turns().len())
+                    .is_some_and(|n| clock >= n);
             if fifty || self.repeats(key) {
                 return self.state.draw_value(&self.pos, self.view.root);
             }

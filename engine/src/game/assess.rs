@@ -3,20 +3,29 @@
 
 use crate::army::{Army, ArmySet};
 use crate::board::ArmyStatus;
+use crate::checks::{KingAttackers, checks_given};
 use crate::game::event::{Consequence, Elimination, Ply, ScoreReason};
 use crate::game::outcome::{DrawReason, FfaEnding, Outcome, WinReason};
 use crate::game::{Game, capture_value};
 use crate::piece::Role;
-use crate::rules::{Format, MateTiming};
+use crate::rules::{FfaScoring, Format, MateTiming};
 
 impl Game {
     /// Settles what the move in `ply` (already played on the position) caused, up to and
     /// including the assessment of the next player's turn start.
-    pub(super) fn settle_move(&mut self, ply: &mut Ply) {
+    pub(super) fn settle_move(
+        &mut self,
+        ply: &mut Ply,
+        attacked_before: &KingAttackers,
+        mated_before: ArmySet,
+    ) {
         let mover = ply.army;
         let ffa = self.rules.format == Format::FreeForAll;
         if let Some(captured) = ply.captured {
-            if captured.role == Role::King {
+            // A grey king (its army out) is a grey piece like any other: taken for nothing.
+            let live_king =
+                captured.role == Role::King && self.position.status(captured.army).takes_turns();
+            if live_king {
                 if !ffa {
                     let victim = self.seat_of(captured.army);
                     self.outcome = Some(Outcome::Win {
@@ -34,7 +43,7 @@ impl Game {
                 self.eliminate(
                     captured.army,
                     Elimination::KingCaptured,
-                    false,
+                    Leaving::GREY,
                     &mut ply.consequences,
                 );
             } else if ffa && self.position.status(captured.army) == ArmyStatus::Playing {
@@ -60,10 +69,18 @@ impl Game {
         // `kings_in_check` reuses them unless what follows changes the position.
         let checked = self.position.checked_armies();
         self.checked = Some((self.position.hash(), checked));
-        ply.checks = self.kings_checked_by(mover, checked);
+        let given = checks_given(&self.position, mover, ply.mv.to(), checked, attacked_before);
+        ply.checks = given.kings;
         if ffa {
-            let with_queen = ply.mv.promotion().unwrap_or(ply.piece.role) == Role::Queen;
-            let bonus = match (ply.checks.len(), with_queen) {
+            // Only the kings of players still in count: a walking king is out.
+            let scored = given
+                .by_mover
+                .iter()
+                .filter(|&army| self.position.status(army) == ArmyStatus::Playing)
+                .count();
+            // chess.com scores every multiple check at the queen's rate.
+            let queen_rate = given.by_queen || self.rules.ffa_scoring == FfaScoring::ChessCom;
+            let bonus = match (scored, queen_rate) {
                 (2, false) => Some((5, ScoreReason::DoubleCheck)),
                 (2, true) => Some((1, ScoreReason::DoubleCheck)),
                 (3, false) => Some((20, ScoreReason::TripleCheck)),
@@ -74,29 +91,34 @@ impl Game {
                 self.score(mover, points, reason, &mut ply.consequences);
             }
         }
+        let stuck = self.armies_mated_now(mover, checked);
+        // A mate that stood before the move (a resignation left a king so) is not this move's.
+        let made = stuck
+            .iter()
+            .filter(|&a| !mated_before.contains(a))
+            .collect();
+        self.note_mates_made(stuck, made, mover);
         if self.rules.mate == MateTiming::Immediate {
-            for army in Army::ALL {
+            // Every enemy the move mated is mated, as the position stood right after it (an
+            // elimination turns pieces grey, but does not undo a mate the move gave).
+            let enemies = made
+                .iter()
+                .filter(|&army| self.position.is_enemy(mover, army));
+            for army in enemies.collect::<ArmySet>().iter() {
                 if self.outcome.is_some() {
                     return;
                 }
-                if !self.position.is_enemy(mover, army) || !self.position.is_check(army) {
-                    continue;
+                if self.mated(army, false, &mut ply.consequences) == Some(mover) {
+                    ply.mates += 1;
                 }
-                // Only the en passant rights of those who moved after `army` last did are its to use.
-                if self
-                    .position
-                    .has_legal_move(army, ArmySet::seats_after(army, mover))
-                {
-                    continue;
-                }
-                ply.mate |= self.mated(army, &mut ply.consequences) == Some(mover);
             }
         }
         if ffa {
             self.check_free_for_all_end(&mut ply.consequences);
         }
-        let mated = self.assess_turn_start(&mut ply.consequences);
-        ply.mate |= mated.contains(mover);
+        // A mate found when the next turn begins is that player's own token, not this move's
+        // mark.
+        self.assess_turn_start(&mut ply.consequences);
     }
 
     /// Assesses the player whose turn begins (rules section 5): with a legal move they play on;
@@ -112,14 +134,21 @@ impl Game {
                 break;
             }
             if self.position.is_check(army) {
-                if let Some(by) = self.mated(army, consequences) {
+                if let Some(by) = self.mated(army, true, consequences) {
                     credited = credited.with(by);
                 }
             } else if self.rules.format == Format::FreeForAll {
                 if self.position.status(army) == ArmyStatus::Playing {
                     self.score(army, 20, ScoreReason::Stalemate, consequences);
+                } else {
+                    self.share_walking_king_stalemate(consequences);
                 }
-                self.eliminate(army, Elimination::Stalemate, false, consequences);
+                self.eliminate(
+                    army,
+                    Elimination::Stalemate,
+                    Leaving::GREY.on_turn(),
+                    consequences,
+                );
             } else {
                 self.outcome = Some(Outcome::Draw {
                     reason: DrawReason::Stalemate {
@@ -134,15 +163,77 @@ impl Game {
         credited
     }
 
-    /// `army` is checkmated: the game ends for its team, or in free-for-all it is out and the
-    /// attacker who moved last scores 20. Returns that attacker.
-    fn mated(&mut self, army: Army, consequences: &mut Vec<Consequence>) -> Option<Army> {
-        let by = self.attacker_who_moved_last(army);
+    /// The armies that `mover`'s move, just played, left in check with no legal move: mated at
+    /// once where mates are decided at once (an enemy's), and otherwise when their turn begins,
+    /// unless someone helps first. `checked` holds the armies in check.
+    fn armies_mated_now(&self, mover: Army, checked: ArmySet) -> ArmySet {
+        checked
+            .iter()
+            .filter(|&army| army != mover && !self.can_escape(mover, army))
+            .collect()
+    }
+
+    /// Whether `army` has a way out of check right after `mover`'s move (a move that leaves its
+    /// king safe: a king capture that does not is none), with the en passant rights of those who
+    /// moved after it last did (the only ones it may use).
+    fn can_escape(&self, mover: Army, army: Army) -> bool {
+        self.position
+            .has_escape(army, ArmySet::seats_after(army, mover))
+    }
+
+    /// Remembers who made each mate: an army that `mover`'s move mated (`made`) was mated by
+    /// `mover`; one that was mated already before the move and still is (`mated`) keeps whoever
+    /// made it so, if anyone did (a resignation that leaves a king mated is nobody's mate); an
+    /// army that is not mated now has no mate to its name.
+    fn note_mates_made(&mut self, mated: ArmySet, made: ArmySet, mover: Army) {
+        for army in Army::ALL {
+            if made.contains(army) {
+                self.mate_made_by[army] = Some(mover);
+            } else if !mated.contains(army) {
+                self.mate_made_by[army] = None;
+            }
+        }
+    }
+
+    /// Of the armies in check before `mover`'s move (`checked`), those that were mated then
+    /// already. Only free-for-all and mates decided at once need to know; a check is rare, so
+    /// the search for a way out is too.
+    pub(super) fn armies_mated_before(&self, mover: Army, checked: ArmySet) -> ArmySet {
+        if self.rules.format != Format::FreeForAll && self.rules.mate != MateTiming::Immediate {
+            return ArmySet::EMPTY;
+        }
+        let last = self.last_ply().map(|ply| ply.army);
+        checked
+            .iter()
+            .filter(|&army| army != mover)
+            .filter(|&army| {
+                let en_passant = last.map_or(ArmySet::ALL, |last| ArmySet::seats_after(army, last));
+                !self.position.has_escape(army, en_passant)
+            })
+            .collect()
+    }
+
+    /// `army` is checkmated, at its turn start or (`at_turn_start` false) at once by a move:
+    /// the game ends for its team, or in free-for-all it is out and the player whose move made
+    /// the position mate scores 20. Returns that player (none for a position that was mate from
+    /// the start).
+    fn mated(
+        &mut self,
+        army: Army,
+        at_turn_start: bool,
+        consequences: &mut Vec<Consequence>,
+    ) -> Option<Army> {
+        let by = self.mate_made_by[army].take();
         if self.rules.format == Format::FreeForAll {
             if let Some(by) = by {
                 self.score(by, 20, ScoreReason::Checkmate, consequences);
             }
-            self.eliminate(army, Elimination::Checkmate, false, consequences);
+            let leaving = if at_turn_start {
+                Leaving::GREY.on_turn()
+            } else {
+                Leaving::GREY
+            };
+            self.eliminate(army, Elimination::Checkmate, leaving, consequences);
         } else {
             let mated = self.seat_of(army);
             self.outcome = Some(Outcome::Win {
@@ -153,32 +244,20 @@ impl Game {
         by
     }
 
-    /// Of the armies whose pieces attack `army`'s king, the one that moved most recently.
-    fn attacker_who_moved_last(&self, army: Army) -> Option<Army> {
-        let king = self.position.king(army)?;
-        self.position
-            .attackers(king, army)
-            .iter()
-            .filter_map(|sq| self.position.piece_at(sq))
-            .map(|p| p.army)
-            .max_by_key(|&a| self.last_moved[a])
-    }
-
-    /// The enemy kings that `army`'s own pieces attack, of the armies in check (`checked`: an
-    /// enemy takes turns, so a king of an enemy that `army` attacks is in check).
-    fn kings_checked_by(&self, army: Army, checked: ArmySet) -> ArmySet {
-        checked
-            .iter()
-            .filter(|&other| self.position.is_enemy(army, other))
-            .filter(|&other| {
-                self.position.king(other).is_some_and(|king| {
-                    self.position
-                        .attackers(king, other)
-                        .iter()
-                        .any(|sq| self.position.piece_at(sq).is_some_and(|p| p.army == army))
-                })
-            })
-            .collect()
+    /// A walking king is stalemated: its player is out already, so the stalemate's 20 points
+    /// are shared by the players still in, rounded to the nearest point (10 each for two, 7 each
+    /// for three), as chess.com scores it.
+    fn share_walking_king_stalemate(&mut self, consequences: &mut Vec<Consequence>) {
+        let still_in: ArmySet = Army::ALL
+            .into_iter()
+            .filter(|&a| self.position.status(a) == ArmyStatus::Playing)
+            .collect();
+        let Some(share) = shared(20, still_in.len()) else {
+            return;
+        };
+        for army in still_in.iter() {
+            self.score(army, share, ScoreReason::WalkingKingStalemate, consequences);
+        }
     }
 
     /// Puts `army` out of a free-for-all: its pieces turn grey, or its king walks on.
@@ -186,22 +265,21 @@ impl Game {
         &mut self,
         army: Army,
         reason: Elimination,
-        king_walks: bool,
+        leaving: Leaving,
         consequences: &mut Vec<Consequence>,
     ) {
-        let king_walks = king_walks && self.position.king(army).is_some();
+        let king_walks = leaving.king_walks && self.position.king(army).is_some();
         let status = if king_walks {
             ArmyStatus::KingWalking
         } else {
             ArmyStatus::Out
         };
-        let on_turn = self.position.turn() == army;
         self.position.set_status(army, status);
         consequences.push(Consequence::Eliminated {
             army,
             reason,
             king_walks,
-            on_turn,
+            on_turn: leaving.on_turn,
         });
     }
 
@@ -231,27 +309,89 @@ impl Game {
         if self.outcome.is_some() {
             return;
         }
-        let playing: Vec<Army> = Army::ALL
-            .into_iter()
-            .filter(|&a| self.position.status(a) == ArmyStatus::Playing)
-            .collect();
+        let playing = self.armies_with(ArmyStatus::Playing);
         if playing.len() <= 1 {
-            let walking = Army::ALL
-                .into_iter()
-                .filter(|&a| self.position.status(a) == ArmyStatus::KingWalking)
-                .count();
-            if let (Some(&last), true) = (playing.first(), walking > 0) {
-                self.score(
-                    last,
-                    20 * walking as i32,
-                    ScoreReason::WalkingKingBonus,
-                    consequences,
-                );
-            }
+            self.award_walking_kings(ArmySet::EMPTY, consequences);
             self.outcome = Some(self.standings(FfaEnding::LastPlayer));
         } else if self.lead_ends_automatically() && self.lead_leader().is_some() {
             self.outcome = Some(self.standings(FfaEnding::Lead));
         }
+    }
+
+    /// chess.com's scoring, when `leaver` has just resigned or timed out: if that leaves one
+    /// player, who cannot mate (a bare king, or a king and one bishop or knight), the game is
+    /// drawn by insufficient material. The last player and `leaver` score the draw's 10; the
+    /// kings that walked before are worth 20 to the last player. Returns whether it ended so.
+    pub(super) fn end_by_insufficient_material_on_leaving(
+        &mut self,
+        leaver: Army,
+        consequences: &mut Vec<Consequence>,
+    ) -> bool {
+        let playing = self.armies_with(ArmyStatus::Playing);
+        let [last] = playing.iter().collect::<Vec<_>>()[..] else {
+            return false;
+        };
+        if self.rules.ffa_scoring != FfaScoring::ChessCom || self.can_mate(last) {
+            return false;
+        }
+        self.points[leaver] += 10;
+        consequences.push(Consequence::Scored {
+            army: leaver,
+            points: 10,
+            reason: ScoreReason::DrawBonus,
+        });
+        self.score(last, 10, ScoreReason::DrawBonus, consequences);
+        self.award_walking_kings(ArmySet::single(leaver), consequences);
+        self.outcome = Some(self.standings(FfaEnding::Draw(DrawReason::DeadPosition)));
+        true
+    }
+
+    /// Whether `army` has the material to mate on its own: more than a bare king, or a king and
+    /// one bishop or knight.
+    fn can_mate(&self, army: Army) -> bool {
+        let mut minors = 0;
+        for sq in self.position.squares_of(army) {
+            match self.position.piece_at(sq).map(|p| p.role) {
+                Some(Role::King) | None => {}
+                Some(Role::Bishop | Role::Knight) => minors += 1,
+                Some(_) => return true,
+            }
+        }
+        minors > 1
+    }
+
+    /// The game is ending: every king still walking (but those of `except`) is worth 20 to the
+    /// players still in, shared. With the specification's scoring only the last player, when
+    /// three are out, scores them; with chess.com's any ending does.
+    fn award_walking_kings(&mut self, except: ArmySet, consequences: &mut Vec<Consequence>) {
+        let playing = self.armies_with(ArmyStatus::Playing);
+        let walking = self
+            .armies_with(ArmyStatus::KingWalking)
+            .iter()
+            .filter(|&a| !except.contains(a))
+            .count() as i32;
+        let Some(share) = shared(20, playing.len()) else {
+            return;
+        };
+        if walking == 0 {
+            return;
+        }
+        for army in playing.iter() {
+            self.score(
+                army,
+                share * walking,
+                ScoreReason::WalkingKingBonus,
+                consequences,
+            );
+        }
+    }
+
+    /// The armies whose status is `status`.
+    fn armies_with(&self, status: ArmyStatus) -> ArmySet {
+        Army::ALL
+            .into_iter()
+            .filter(|&a| self.position.status(a) == status)
+            .collect()
     }
 
     /// Draws by rule after a move: threefold repetition, the fifty-move rule, a dead position, the
@@ -261,7 +401,7 @@ impl Game {
             Some(DrawReason::Repetition)
         } else if self
             .rules
-            .fifty_move_plies
+            .fifty_move_limit(self.position.armies_taking_turns().len())
             .is_some_and(|n| self.position.halfmove_clock() >= n)
         {
             Some(DrawReason::FiftyMoves)
@@ -277,6 +417,9 @@ impl Game {
                     if self.position.status(army) == ArmyStatus::Playing {
                         self.score(army, 10, ScoreReason::DrawBonus, consequences);
                     }
+                }
+                if self.rules.ffa_scoring == FfaScoring::ChessCom {
+                    self.award_walking_kings(ArmySet::EMPTY, consequences);
                 }
                 self.outcome = Some(self.standings(FfaEnding::Draw(reason)));
             } else {
@@ -342,5 +485,36 @@ impl Game {
             .into_iter()
             .filter(|&a| pos.status(a) == ArmyStatus::Playing)
             .all(|a| pos.squares_of(a).len() == 1)
+    }
+}
+
+/// `points` shared by `players`, rounded to the nearest point; `None` for nobody.
+fn shared(points: i32, players: usize) -> Option<i32> {
+    let players = i32::try_from(players).ok().filter(|&n| n > 0)?;
+    Some((points + players / 2) / players)
+}
+
+/// How an army leaves a free-for-all.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Leaving {
+    /// Its king walks on (resignation or timeout with walking kings).
+    pub(super) king_walks: bool,
+    /// It leaves on its own turn (see [`Consequence::Eliminated`]).
+    pub(super) on_turn: bool,
+}
+
+impl Leaving {
+    /// Every piece turns grey, off its turn.
+    pub(super) const GREY: Leaving = Leaving {
+        king_walks: false,
+        on_turn: false,
+    };
+
+    /// The same, on its own turn.
+    pub(super) const fn on_turn(self) -> Leaving {
+        Leaving {
+            on_turn: true,
+            ..self
+        }
     }
 }

@@ -49,6 +49,9 @@ pub enum ScoreReason {
     TripleCheck,
     /// The player was stalemated (20, to the stalemated player).
     Stalemate,
+    /// A walking king was stalemated: its 20 are shared by the players still in (10 each for
+    /// two, 7 each for three).
+    WalkingKingStalemate,
     /// A draw: 10 to every player still in.
     DrawBonus,
     /// The last player in scores 20 for every king still walking.
@@ -66,7 +69,9 @@ pub enum Consequence {
         reason: Elimination,
         /// Whether its king walks on by itself.
         king_walks: bool,
-        /// Whether it was the army to move (PGN4 writes a token in its place in the round).
+        /// Whether it left on its own turn (it resigned then, or was found mated or stalemated
+        /// when its turn began): PGN4 writes a token in its place in the round. A mate a move
+        /// gives at once is marked on that move instead, and a captured king not at all.
         on_turn: bool,
     },
     /// Free-for-all points.
@@ -95,12 +100,14 @@ pub struct Ply {
     pub piece: Piece,
     /// The piece it captured, if any.
     pub captured: Option<Piece>,
-    /// The enemy kings the mover's pieces attack after the move (`+`, `++`, `+++`).
+    /// The kings the move put in check (`+`, `++`, `+++`): those that a piece attacks after it
+    /// that did not before, the moved piece or one whose line it opened, whoever's it is.
     pub checks: ArmySet,
     /// Every king attacked after the move was settled, by anyone.
     pub kings_in_check: ArmySet,
-    /// Whether the move mated someone (`#`).
-    pub mate: bool,
+    /// How many players the move mated (`#` each): those mated at once by it, and in Teams the
+    /// one whose turn it led to, found mated then.
+    pub mates: u8,
     /// Whether a walking king made it by itself.
     pub walking: bool,
     /// Eliminations and points it caused, in order.

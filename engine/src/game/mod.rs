@@ -20,6 +20,7 @@ pub use seat::{Seat, Team};
 
 use crate::army::{Army, ArmySet, ByArmy};
 use crate::board::ArmyStatus;
+use crate::checks::KingAttackers;
 use crate::moves::{Move, MoveList};
 use crate::piece::Piece;
 use crate::position::{Position, PositionError};
@@ -41,9 +42,9 @@ pub struct Game {
     events: Vec<Event>,
     /// The repetition key of every position reached, the start included.
     keys: Vec<u64>,
-    /// The number of the ply each army last moved in (0: not yet), to credit a mate to the
-    /// attacker who moved last.
-    last_moved: ByArmy<u32>,
+    /// For each army now mated (in check with no legal move) whose mate is not yet decided, the
+    /// player whose move made it so: in free-for-all they score the mate when it is decided.
+    mate_made_by: ByArmy<Option<Army>>,
     /// Plies played.
     plies: u32,
     outcome: Option<Outcome>,
@@ -207,7 +208,7 @@ impl Game {
             points: setup.points,
             events: Vec::new(),
             keys: Vec::new(),
-            last_moved: ByArmy::default(),
+            mate_made_by: ByArmy::default(),
             plies: 0,
             outcome: None,
             lifelines: [rules.lifelines; 2],
@@ -503,7 +504,7 @@ impl Game {
                 Ok(ResignOutcome::Resigned)
             }
             Resignation::Out | Resignation::OutKingWalks => {
-                self.leave_free_for_all(seat, Elimination::Resigned, Action::Resigned);
+                self.leave_free_for_all(seat, Elimination::Resigned, Action::Resigned, false);
                 Ok(ResignOutcome::Resigned)
             }
         }
@@ -544,8 +545,31 @@ impl Game {
                 },
             );
         } else {
-            self.leave_free_for_all(seat, Elimination::TimedOut, Action::TimedOut);
+            self.leave_free_for_all(seat, Elimination::TimedOut, Action::TimedOut, false);
         }
+        Ok(())
+    }
+
+    /// Free-for-all with walking kings: the player to move had left the game before their turn
+    /// (resigned, or timed out), which a record learns only now. They are out, and their king,
+    /// which walks on, makes this turn's move. chess.com records a resignation or timeout
+    /// outside the player's turn so: as `R` or `T` on the king's first move by itself.
+    pub fn left_before_turn(&mut self, reason: Elimination) -> Result<(), GameError> {
+        let seat = self.to_move().ok_or(GameError::GameOver)?;
+        self.check_in_game(seat)?;
+        if self.rules.resignation != Resignation::OutKingWalks {
+            return Err(GameError::NotAllowed("no king walks on in these rules"));
+        }
+        let action = match reason {
+            Elimination::Resigned => Action::Resigned,
+            Elimination::TimedOut => Action::TimedOut,
+            _ => {
+                return Err(GameError::NotAllowed(
+                    "a player leaves by resigning or timing out",
+                ));
+            }
+        };
+        self.leave_free_for_all(seat, reason, action, true);
         Ok(())
     }
 
@@ -553,7 +577,7 @@ impl Game {
     pub fn abandon(&mut self, seat: Seat) -> Result<(), GameError> {
         self.check_in_game(seat)?;
         if !self.rules.has_teams() {
-            self.leave_free_for_all(seat, Elimination::Resigned, Action::Abandoned);
+            self.leave_free_for_all(seat, Elimination::Resigned, Action::Abandoned, false);
             return Ok(());
         }
         self.finish_by_action(
@@ -652,27 +676,12 @@ impl Game {
         self.position = before;
         self.keys.pop();
         self.plies -= 1;
-        self.last_moved[undo.mover()] = self.previous_move_of(undo.mover());
         if self.rules.format == Format::Duo {
             self.duo_seat = mover;
         }
         self.lifelines[team as usize] -= 1;
         self.forbidden = Some((mover, mv));
         Ok(())
-    }
-
-    /// The ply number of `army`'s last move in the record.
-    fn previous_move_of(&self, army: Army) -> u32 {
-        let mut n = self.plies;
-        for event in self.events.iter().rev() {
-            if let Event::Ply(ply) = event {
-                if ply.army == army {
-                    return n;
-                }
-                n -= 1;
-            }
-        }
-        0
     }
 
     /// Plays a legal move and settles everything it causes.
@@ -689,9 +698,13 @@ impl Game {
         // a copy of that position.
         let changed = changed_squares(&self.position, mv);
         let text = crate::notation::MoveText::begin(&self.position, &self.rules, mv);
+        // The kings in check before the move, with their attackers: a move gives check only to
+        // a king it attacks anew.
+        let checked_before = self.checked_armies();
+        let attacked_before = KingAttackers::of(&self.position, checked_before);
+        let mated_before = self.armies_mated_before(mover, checked_before);
         let undo = self.position.play_unchecked(mv);
         self.plies += 1;
-        self.last_moved[mover] = self.plies;
         if self.rules.format == Format::Duo {
             self.duo_seat = seat.next();
         }
@@ -707,13 +720,13 @@ impl Game {
             captured: undo.captured(),
             checks: ArmySet::EMPTY,
             kings_in_check: ArmySet::EMPTY,
-            mate: false,
+            mates: 0,
             walking,
             consequences: Vec::new(),
             changed,
             undo,
         };
-        self.settle_move(&mut ply);
+        self.settle_move(&mut ply, &attacked_before, mated_before);
         self.keys.push(self.repetition_key());
         if self.outcome.is_none() {
             self.assess_draws(&mut ply.consequences);
@@ -742,12 +755,28 @@ impl Game {
         });
     }
 
-    /// Puts `seat` out of a free-for-all (resignation or timeout), then settles what follows.
-    fn leave_free_for_all(&mut self, seat: Seat, reason: Elimination, action: Action) {
+    /// Puts `seat` out of a free-for-all (resignation or timeout), then settles what follows. A
+    /// player who leaves on their turn gives it up, as chess.com has it: a king that walks on
+    /// makes its first move on its next turn, unless `walks_now` (the player left before this
+    /// turn: see [`Game::left_before_turn`]).
+    fn leave_free_for_all(
+        &mut self,
+        seat: Seat,
+        reason: Elimination,
+        action: Action,
+        walks_now: bool,
+    ) {
         let army = self.army_of(seat);
-        let king_walks = self.rules.resignation == Resignation::OutKingWalks;
+        let on_turn = self.position.turn() == army && !walks_now;
+        let leaving = assess::Leaving {
+            king_walks: self.rules.resignation == Resignation::OutKingWalks,
+            on_turn,
+        };
         let mut consequences = Vec::new();
-        self.eliminate(army, reason, king_walks, &mut consequences);
+        self.eliminate(army, reason, leaving, &mut consequences);
+        if on_turn && self.position.turn() == army {
+            self.position.pass_turn();
+        }
         if self
             .draw_offer
             .is_some_and(|agreed| self.seats_in_game().iter().all(|s| agreed[s.index()]))
@@ -755,7 +784,9 @@ impl Game {
             self.draw_offer = None;
             self.outcome = Some(self.standings(FfaEnding::Draw(DrawReason::Agreement)));
         }
-        if self.outcome.is_none() {
+        if self.outcome.is_none()
+            && !self.end_by_insufficient_material_on_leaving(army, &mut consequences)
+        {
             self.check_free_for_all_end(&mut consequences);
         }
         // The position changed (grey pieces, perhaps the army to move): it counts for repetition.

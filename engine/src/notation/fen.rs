@@ -13,7 +13,9 @@
 //! square of the right of the side not to move, whether or not a capture is possible.
 //!
 //! FEN does not record whether a piece was promoted: every piece read is unpromoted, and the flag
-//! is dropped on writing (it only matters for free-for-all scoring).
+//! is dropped on writing (it only matters for free-for-all scoring). Castling rights whose king or
+//! rook is off its home square are dropped on reading, as python-chess and shakmaty's lenient
+//! mode do.
 //!
 //! ```
 //! use fourkings_engine::notation::Fen;
@@ -269,7 +271,7 @@ impl FromStr for Fen {
             _ => (0, 1),
         };
         let classic = BoardKind::Classic.armies();
-        let setup = Setup {
+        let mut setup = Setup {
             board: BoardKind::Classic,
             pieces,
             turn,
@@ -285,6 +287,7 @@ impl FromStr for Fen {
             points: ByArmy::default(),
             halfmove_clock,
         };
+        setup.drop_lost_castling_rights();
         Ok(Fen { setup, fullmove })
     }
 }

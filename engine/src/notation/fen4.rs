@@ -11,6 +11,10 @@
 //! runs, `EXTRA` only when an en passant right is open); [`parse_fen4`] also reads `x` corners,
 //! spaces and line breaks between cells and fields, and double-quoted strings in `EXTRA`.
 //!
+//! Castling rights that can no longer apply (the king or that rook is off its home square) are
+//! dropped on reading, as python-chess and shakmaty's lenient mode do for FEN: real engines' test
+//! positions carry such flags.
+//!
 //! FEN4 has no letter for a promoted piece: the writer writes a promoted piece under its role,
 //! and the reader reads `D` (the 1-point queen of free-for-all, as some tools write it) as a
 //! promoted queen. An army that is out is written with flag 1 whether or not its king walks
@@ -157,7 +161,7 @@ pub fn parse_fen4(text: &str) -> Result<Setup, ParseFen4Error> {
         piece.promoted |= extra.promoted.contains(sq);
     }
     pieces.sort_by_key(|&(sq, _)| sq);
-    Ok(Setup {
+    let mut setup = Setup {
         board: BoardKind::Cross,
         pieces,
         turn,
@@ -170,7 +174,9 @@ pub fn parse_fen4(text: &str) -> Result<Setup, ParseFen4Error> {
         }),
         points,
         halfmove_clock,
-    })
+    };
+    setup.drop_lost_castling_rights();
+    Ok(setup)
 }
 
 /// Writes a setup as a FEN4, in the canonical form: corners folded into empty runs, `14` for an
@@ -711,19 +717,47 @@ mod tests {
                 .pieces
                 .contains(&(sq("n7"), Piece::new(Army::Green, Role::King)))
         );
-        assert_eq!(write_fen4(&setup), old);
-        // The engine castles only from the standard king squares, so a game from this start
-        // needs Blue's and Green's castling flags cleared.
-        setup.castling[Army::Blue] = [false; 2];
-        setup.castling[Army::Green] = [false; 2];
+        // The engine castles only from the standard king squares: Blue's and Green's rights
+        // cannot apply, and the reader drops them.
+        assert_eq!(setup.castling[Army::Blue], [false; 2]);
+        assert_eq!(setup.castling[Army::Green], [false; 2]);
+        assert_eq!(
+            write_fen4(&setup),
+            old.replacen("-1,1,1,1-1,1,1,1-", "-1,0,1,0-1,0,1,0-", 1)
+        );
         Position::from_setup(&setup, &Preset::Teams.rules()).unwrap();
+        assert!(setup.drop_lost_castling_rights().is_empty());
+    }
+
+    /// "A FEN4 whose castling rights can no longer apply (the king or that rook is off its home
+    /// square) is read with those rights dropped", as in the test positions of
+    /// obryanlouis/4pchess (board_test.cc: a king off its square with every flag 1). Here Red's
+    /// king stands on h3 and its king-side rook is gone.
+    #[test]
+    fn castling_rights_that_cannot_apply_are_dropped() {
+        let text = START_FEN4
+            .replace("3,rR,rN,rB,rQ,rK,rB,rN,rR,3", "3,rR,rN,rB,rQ,1,rB,rN,1,3")
+            .replacen("/14/3,rP", "/7,rK,6/3,rP", 1);
+        let setup = parse_fen4(&text).unwrap();
+        assert_eq!(
+            setup.castling[Army::Red],
+            [false, false],
+            "the king left h1"
+        );
+        assert_eq!(setup.castling[Army::Blue], [true, true]);
+        let pos = Position::from_setup(&setup, &Preset::Teams.rules()).unwrap();
+        assert!(!pos.can_castle(Army::Red, crate::CastleSide::King));
+        // Only the right whose rook is gone goes when the king stays home.
+        let text = START_FEN4.replace("3,rR,rN,rB,rQ,rK,rB,rN,rR,3", "3,rR,rN,rB,rQ,rK,rB,rN,1,3");
+        let setup = parse_fen4(&text).unwrap();
+        assert_eq!(setup.castling[Army::Red], [false, true]);
     }
 
     #[test]
     fn header_fields_are_read() {
-        let text =
-            "G-0,1,0,0-1,0,0,1-0,0,1,1-3,-2,20,0-17-14/14/14/14/14/14/rK,13/14/14/14/14/14/14/14";
-        let setup = parse_fen4(text).unwrap();
+        let placement = START_FEN4.rsplit_once("-0-").unwrap().1;
+        let text = format!("G-0,1,0,0-1,0,0,1-0,0,1,1-3,-2,20,0-17-{placement}");
+        let setup = parse_fen4(&text).unwrap();
         assert_eq!(setup.turn, Army::Green);
         assert_eq!(
             setup.status.0,
@@ -740,10 +774,7 @@ mod tests {
         );
         assert_eq!(setup.points.0, [3, -2, 20, 0]);
         assert_eq!(setup.halfmove_clock, 17);
-        assert_eq!(
-            setup.pieces,
-            vec![(sq("a8"), Piece::new(Army::Red, Role::King))]
-        );
+        assert_eq!(setup.pieces.len(), 64);
         assert_eq!(write_fen4(&setup), text);
     }
 

@@ -3,15 +3,18 @@
 //! A move is the piece letter (none for a pawn), the from-square, `-` or `x`, for a capture the
 //! captured piece's letter (none for a pawn), and the to-square: `h2-h4`, `Bh2xNl6`, `Qh6xm6`.
 //! A promotion adds `=Q` (`=R`, `=B`, `=N`); castling is `O-O` or `O-O-O`. After the move come
-//! `+`, `++` or `+++` for checks to one, two or three kings, or `#` for mate, and `R` for the
-//! automatic move of a walking king (`Ka7-b8R`): see [`MoveSuffix`].
+//! `+`, `++` or `+++` for the kings it puts in check, `#` for each player it mates, and `R` or
+//! `T` on the first move a walking king makes after its player resigned or timed out
+//! (`Kg1-h2T`): see [`MoveSuffix`].
 //!
-//! In free-for-all a promoted queen is worth 1 and is written `D` wherever its letter appears:
-//! `h7-h8=D`, `Qf6xDf8`, `Dh8-e8`. Readers take `Q` and `D` alike.
+//! In free-for-all a pawn promotes to a queen worth 1, written `h7-h8=D`; the queen is a `Q`
+//! from then on (`Qh8-e8`, `Bf6xQh8`), as chess.com writes it. Readers take `Q` and `D` alike.
 
 use std::fmt;
 
 use crate::army::Army;
+use crate::checks::{KingAttackers, checks_given};
+use crate::game::Elimination;
 use crate::geometry::CastleSide;
 use crate::moves::Move;
 use crate::piece::{Piece, Role};
@@ -21,52 +24,55 @@ use crate::square::Square;
 
 use super::move_error::ParseMoveError;
 
-/// What PGN4 writes after a move: checks, mate, and the mark of a walking king's automatic move.
+/// What PGN4 writes after a move: its checks and mates, and the mark of a player who left.
 ///
-/// Displayed as `#` when `mate` is set, otherwise one `+` per check, then `R` when `walking` is
-/// set: `++`, `#`, `R`, `+R`.
+/// Displayed as one `+` per king the move puts in check, then one `#` per player it mates, then
+/// `R` or `T` when the move is the first a king makes by itself after its player resigned or
+/// timed out (chess.com's way of recording it): `+`, `++`, `+#`, `#`, `++##`, `Kg1-h2T`. A mate
+/// decided when its victim's turn begins (always so in Teams) is the victim's own token, not a
+/// mark.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MoveSuffix {
-    /// How many enemy kings the move leaves attacked by the mover's pieces (0–3).
+    /// How many kings the move puts in check (0–3).
     pub checks: u8,
-    /// Whether the move mates (when a mate is decided is for the game rules, not this type).
-    pub mate: bool,
-    /// Whether the move is a walking king's automatic move.
-    pub walking: bool,
+    /// How many players the move mates at once (0–3).
+    pub mates: u8,
+    /// The player who made the move left the game just before it, and this is their king's
+    /// first move by itself: [`Elimination::Resigned`] writes `R`, [`Elimination::TimedOut`] `T`
+    /// (other reasons write nothing).
+    pub left: Option<Elimination>,
 }
 
 impl MoveSuffix {
-    /// The number of enemy kings that the mover's pieces attack after `mv` is played in
-    /// `pos_before` (`mv` must be legal there). Kings of partners, and of armies that no longer
-    /// take turns, are not counted; a king captured by the move is not counted either.
+    /// The number of kings that `mv`, legal in `pos_before`, puts in check: kings that a piece
+    /// attacks after it that did not attack them before (the moved piece, or one whose line the
+    /// move opened, whoever's it is). Kings already attacked, by the same pieces only, and the
+    /// mover's own king do not count, nor kings of armies that no longer take turns.
     pub fn checks_after(pos_before: &Position, mv: Move) -> u8 {
         let mover = pos_before.turn();
+        let before = KingAttackers::of(pos_before, pos_before.checked_armies());
         let mut after = pos_before.clone();
         after.play_unchecked(mv);
-        let ours = after.squares_of(mover);
-        let checked = Army::ALL
-            .into_iter()
-            .filter(|&army| army != mover && after.status(army).takes_turns())
-            .filter_map(|army| after.king(army).map(|king| (army, king)))
-            .filter(|&(army, king)| !after.attackers(king, army).intersection(ours).is_empty())
-            .count();
-        checked as u8
+        let checked = after.checked_armies();
+        checks_given(&after, mover, mv.to(), checked, &before)
+            .kings
+            .len() as u8
     }
 
     /// Writes the suffix to `out`: `write_move` writes into its string directly, without going
     /// through `format_args!`, which cost more than the rest of writing a move.
     pub(crate) fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
-        if self.mate {
+        for _ in 0..self.checks {
+            out.write_char('+')?;
+        }
+        for _ in 0..self.mates {
             out.write_char('#')?;
-        } else {
-            for _ in 0..self.checks {
-                out.write_char('+')?;
-            }
         }
-        if self.walking {
-            out.write_char('R')?;
+        match self.left {
+            Some(Elimination::Resigned) => out.write_char('R'),
+            Some(Elimination::TimedOut) => out.write_char('T'),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// The suffix with only the checks of `mv` filled in ([`MoveSuffix::checks_after`]).
@@ -110,14 +116,14 @@ pub(crate) fn write_move_body(pos_before: &Position, mv: Move) -> String {
         Some(CastleSide::King) => text.push_str("O-O"),
         Some(CastleSide::Queen) => text.push_str("O-O-O"),
         None => {
-            if let Some(letter) = pos_before.piece_at(mv.from()).and_then(|p| letter(p, ffa)) {
+            if let Some(letter) = pos_before.piece_at(mv.from()).and_then(letter) {
                 text.push(letter);
             }
             mv.from().push_name(&mut text);
             match captured_piece(pos_before, mv) {
                 Some(victim) => {
                     text.push('x');
-                    text.extend(letter(victim, ffa));
+                    text.extend(letter(victim));
                 }
                 None => text.push('-'),
             }
@@ -237,12 +243,11 @@ pub(super) fn captured_piece(pos: &Position, mv: Move) -> Option<Piece> {
     pos.piece_at(mv.to())
 }
 
-/// The letter a piece is written with: none for a pawn, `D` for a promoted queen in
-/// free-for-all.
-fn letter(piece: Piece, ffa: bool) -> Option<char> {
+/// The letter a piece is written with: none for a pawn. A promoted queen is a `Q` like any
+/// other, as chess.com writes it: only its promotion says `=D`.
+fn letter(piece: Piece) -> Option<char> {
     match piece.role {
         Role::Pawn => None,
-        Role::Queen if ffa && piece.promoted => Some('D'),
         role => Some(role.upper_char()),
     }
 }
@@ -481,8 +486,9 @@ mod tests {
     }
 
     #[test]
-    fn promoted_queen_is_d_in_free_for_all() {
-        // A red queen takes a promoted blue queen; the promoted blue queen then moves.
+    fn a_promoted_queen_is_a_q_but_for_its_promotion() {
+        // A red queen takes a promoted blue queen; the promoted blue queen then moves. chess.com
+        // writes both with `Q`, and the promotion itself with `=D`; readers take `D` too.
         let mut setup = parse_fen4(&kings_fen('R', &[(6, "5,bQ,8"), (5, "5,rQ,8")])).unwrap();
         for (_, piece) in &mut setup.pieces {
             if piece.army == Army::Blue && piece.role == Role::Queen {
@@ -490,14 +496,14 @@ mod tests {
             }
         }
         let ffa = Position::from_setup(&setup, &Preset::Ffa.rules()).unwrap();
-        let mv = parse_move(&ffa, "Qf5xDf6").unwrap();
-        assert_eq!(parse_move(&ffa, "Qf5xQf6"), Ok(mv));
-        assert_eq!(write(&ffa, mv), "Qf5xDf6");
+        let mv = parse_move(&ffa, "Qf5xQf6").unwrap();
+        assert_eq!(parse_move(&ffa, "Qf5xDf6"), Ok(mv));
+        assert_eq!(write(&ffa, mv), "Qf5xQf6");
         let mut blue = ffa;
         blue.pass_turn_to(Army::Blue);
-        let mv = parse_move(&blue, "Df6-f7").unwrap();
-        assert_eq!(parse_move(&blue, "Qf6-f7"), Ok(mv));
-        assert_eq!(write(&blue, mv), "Df6-f7");
+        let mv = parse_move(&blue, "Qf6-f7").unwrap();
+        assert_eq!(parse_move(&blue, "Df6-f7"), Ok(mv));
+        assert_eq!(write(&blue, mv), "Qf6-f7");
         // In Teams the same pieces are plain queens.
         let teams = Position::from_setup(&setup, &Preset::Teams.rules()).unwrap();
         assert_eq!(
@@ -572,20 +578,24 @@ mod tests {
 
     #[test]
     fn suffix_display() {
-        let s = |checks, mate, walking| {
+        let s = |checks, mates, left| {
             MoveSuffix {
                 checks,
-                mate,
-                walking,
+                mates,
+                left,
             }
             .to_string()
         };
-        assert_eq!(s(0, false, false), "");
-        assert_eq!(s(1, false, false), "+");
-        assert_eq!(s(3, false, false), "+++");
-        assert_eq!(s(2, true, false), "#");
-        assert_eq!(s(0, false, true), "R");
-        assert_eq!(s(1, false, true), "+R");
+        assert_eq!(s(0, 0, None), "");
+        assert_eq!(s(1, 0, None), "+");
+        assert_eq!(s(3, 0, None), "+++");
+        // chess.com's free-for-all marks the checks, then each mate.
+        assert_eq!(s(1, 1, None), "+#");
+        assert_eq!(s(2, 2, None), "++##");
+        assert_eq!(s(0, 1, None), "#");
+        assert_eq!(s(0, 0, Some(Elimination::Resigned)), "R");
+        assert_eq!(s(1, 0, Some(Elimination::TimedOut)), "+T");
+        assert_eq!(s(0, 0, Some(Elimination::Checkmate)), "");
     }
 
     #[test]
@@ -593,17 +603,18 @@ mod tests {
         let mut setup = parse_fen4(&kings_fen('B', &[])).unwrap();
         setup.status[Army::Blue] = ArmyStatus::KingWalking;
         let pos = Position::from_setup(&setup, &Preset::FfaWalkingKings.rules()).unwrap();
-        let mv = parse_move(&pos, "Ka7-b8R").unwrap();
+        let mv = parse_move(&pos, "Ka7-b8T").unwrap();
+        assert_eq!(parse_move(&pos, "Ka7-b8R"), Ok(mv));
         assert_eq!(
             write_move(
                 &pos,
                 mv,
                 MoveSuffix {
-                    walking: true,
+                    left: Some(Elimination::TimedOut),
                     ..MoveSuffix::default()
                 }
             ),
-            "Ka7-b8R"
+            "Ka7-b8T"
         );
     }
 

@@ -18,7 +18,7 @@ pub use lan::{MoveSuffix, parse_move, write_move};
 pub use move_error::ParseMoveError;
 pub use pgn::{ParsePgnError, Pgn, read_pgn, write_pgn};
 pub use pgn_text::PgnSyntaxError;
-pub use pgn4::{ParsePgn4Error, Pgn4, read_pgn4, write_pgn4};
+pub use pgn4::{MoveHint, ParsePgn4Error, Pgn4, read_pgn4, write_pgn4};
 pub use san::{parse_san, write_san, write_uci};
 pub use termination::termination_text;
 pub(crate) use text::MoveText;

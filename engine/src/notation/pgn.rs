@@ -1,15 +1,17 @@
 //! PGN for Duo: a whole game on the classic board in standard algebraic notation.
 //!
 //! Duo is chess played by two teams of two who share an army, with friendly capture; its PGN is
-//! ordinary PGN with `[Variant "Duo"]`, so chess tools can read the moves (a friendly capture is
-//! written like any capture). The seats W1, B1, W2, B2 follow from the move order.
+//! ordinary PGN with `[Variant "Duo"]`, and chess tools read it as a chess game up to its first
+//! friendly capture, which chess does not have. A friendly capture is written like any capture
+//! (`Bxe2`) and followed by the comment `{friendly capture}`, so that a reader can tell it apart;
+//! readers skip comments, this one too. The seats W1, B1, W2, B2 follow from the move order.
 
 use thiserror::Error;
 
 use crate::army::Army;
 use crate::game::{Event, Game, GameError};
 use crate::position::PositionError;
-use crate::rules::{Preset, RuleSet};
+use crate::rules::Preset;
 use crate::setup::Setup;
 
 use super::fen::{Fen, ParseFenError};
@@ -83,10 +85,8 @@ pub fn read_pgn(text: &str) -> Result<Pgn, ParsePgnError> {
         }
         None => (Setup::start(crate::BoardKind::Classic, Army::WHITE), 1),
     };
-    let rules = RuleSet {
-        first: setup.turn,
-        ..Preset::Duo.rules()
-    };
+    // White moves first in a game from the start; a FEN may have Black to move.
+    let rules = Preset::Duo.rules();
     let mut game = Game::from_setup(&setup, rules, 0)?;
     for token in tokens(&movetext)? {
         let Token::Word(word) = token else { continue };
@@ -120,6 +120,9 @@ pub fn read_pgn(text: &str) -> Result<Pgn, ParsePgnError> {
     }
     Ok(Pgn { tags, game })
 }
+
+/// The comment that follows a friendly capture.
+const FRIENDLY_CAPTURE: &str = "{friendly capture}";
 
 /// Writes a Duo `game` as PGN. `tags` supplies the tags the game does not know (event, site,
 /// date, players…), in order; `Variant`, `Result`, `Termination` and, for a start other than the
@@ -165,6 +168,9 @@ pub fn write_pgn(game: &Game, tags: &[(String, String)]) -> String {
             words.push(format!("{number}..."));
         }
         words.push(ply.text.clone());
+        if ply.captured.is_some_and(|piece| piece.army == ply.army) {
+            words.push(FRIENDLY_CAPTURE.to_owned());
+        }
         if !white {
             number += 1;
         }

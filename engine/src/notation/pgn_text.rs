@@ -19,15 +19,24 @@ pub enum PgnSyntaxError {
     Unterminated(&'static str),
 }
 
-/// Splits a PGN text into its tag pairs and its movetext.
+/// Splits a PGN text into its tag pairs and its movetext. A tag value may run over several
+/// lines (chess.com writes a long `StartFen4` so); its lines are kept, joined by line breaks.
 pub(crate) fn split_tags(text: &str) -> Result<(Vec<(String, String)>, String), PgnSyntaxError> {
     let mut tags = Vec::new();
     let mut movetext = String::new();
     let mut in_tags = true;
-    for (i, line) in text.lines().enumerate() {
+    let mut lines = text.lines().enumerate();
+    while let Some((i, line)) = lines.next() {
         let trimmed = line.trim();
         if in_tags && trimmed.starts_with('[') {
-            tags.push(parse_tag(trimmed).ok_or_else(|| PgnSyntaxError::Tag {
+            let mut pair = trimmed.to_owned();
+            // A value still open at the end of the line goes on to the line that closes it.
+            while !closes_tag(&pair) {
+                let Some((_, next)) = lines.next() else { break };
+                pair.push('\n');
+                pair.push_str(next.trim());
+            }
+            tags.push(parse_tag(&pair).ok_or_else(|| PgnSyntaxError::Tag {
                 line: i + 1,
                 text: line.to_owned(),
             })?);
@@ -41,6 +50,26 @@ pub(crate) fn split_tags(text: &str) -> Result<(Vec<(String, String)>, String), 
         movetext.push('\n');
     }
     Ok((tags, movetext))
+}
+
+/// Whether `pair` (a tag pair so far, from its `[`) is complete: its quoted value is closed
+/// and followed by `]`.
+fn closes_tag(pair: &str) -> bool {
+    let mut in_value = false;
+    let mut escaped = false;
+    let mut closed = false;
+    for c in pair.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_value => escaped = true,
+            '"' => {
+                in_value = !in_value;
+                closed = !in_value;
+            }
+            _ => {}
+        }
+    }
+    !in_value && (!closed || pair.trim_end().ends_with(']'))
 }
 
 fn parse_tag(line: &str) -> Option<(String, String)> {
@@ -202,6 +231,30 @@ mod tests {
         let mut out = String::new();
         write_tag(&mut out, "Event", "a \"b\"");
         assert_eq!(out, "[Event \"a \\\"b\\\"\"]\n");
+    }
+
+    #[test]
+    fn a_tag_value_may_run_over_several_lines() {
+        let text =
+            "[GameNr \"4\"]\n[StartFen4 \"R-0,0,0,0-\n  3,yR/\n14\"]\n[Red \"ana\"]\n\n1. h2-h3\n";
+        let (tags, movetext) = split_tags(text).unwrap();
+        assert_eq!(
+            tags,
+            vec![
+                ("GameNr".into(), "4".into()),
+                ("StartFen4".into(), "R-0,0,0,0-\n3,yR/\n14".into()),
+                ("Red".into(), "ana".into()),
+            ]
+        );
+        assert_eq!(movetext, "1. h2-h3\n");
+        // A value that never closes is an error naming its first line.
+        assert_eq!(
+            split_tags("[Event \"x\"]\n[Site \"open\n1. h2-h3\n"),
+            Err(PgnSyntaxError::Tag {
+                line: 2,
+                text: "[Site \"open".into()
+            })
+        );
     }
 
     #[test]

@@ -1,21 +1,31 @@
 //! PGN4's `Variant` and `RuleVariants` tags, to and from a [`RuleSet`].
 //!
-//! `Variant "Teams"` and `Variant "FFA"` (or `Solo`) name the common online defaults: castling,
-//! king capture, mate at the victim's turn start in Teams and at once in free-for-all, no en
-//! passant, promotion on the 11th rank to any piece (Teams) or on the 8th to a queen only
-//! (free-for-all), the fifty-move rule over 200 plies. `RuleVariants` lists the rules that differ,
-//! as space-separated tokens. The common tokens are `EnPassant`, `DeadKingWalking`, `Prom=<rank>`
-//! and `PromoteTo=<letters>`; Four Kings adds tokens for its other options (`NoCastling`,
-//! `NoKingCapture`, `MateAtTurnStart`, `MateAtOnce`, `FiftyMove=<plies>`, `NoFiftyMove`,
-//! `ResignConsent`, `MoveLimit=<plies>`, `Breakthrough`, `Lifelines=<n>`, `LeadClaim`).
+//! `Variant "Teams"` and `Variant "FFA"` (or `Solo`) name chess.com's defaults: castling, king
+//! capture, mate at the victim's turn start in Teams and at once in free-for-all, no en passant,
+//! promotion on the 11th rank to any piece (Teams) or on the 8th to a queen only (free-for-all),
+//! the fifty-move rule over 200 plies; and in free-for-all chess.com's way of ending and scoring
+//! a game: play goes on after one of the last two leads by more than 20 (the leader may claim,
+//! [`LeadEnding::Claim`]), and points as [`FfaScoring::ChessCom`] counts them. `RuleVariants`
+//! lists the rules that differ, as space-separated tokens. The common tokens are `EnPassant`,
+//! `DeadKingWalking`, `Prom=<rank>` and `PromoteTo=<letters>`; Four Kings adds tokens for its
+//! other options (`NoCastling`, `NoKingCapture`, `MateAtTurnStart`, `MateAtOnce`,
+//! `FiftyMove=<plies>`, `NoFiftyMove`, `ResignConsent`, `MoveLimit=<plies>`, `Breakthrough`,
+//! `Lifelines=<n>`, `LeadClaim`, and for its presets' free-for-all `LeadEnds` (the lead ends the
+//! game by itself) and `FourKingsScoring` (points as the rules specification counts them)).
+//! Tokens that change nothing in the game (`Anonymous`, `SemiAnonymous`) and those it does not
+//! know are kept as written.
 
-use crate::rules::{Format, LeadEnding, MateTiming, Preset, PromotionSet, Resignation, RuleSet};
+use crate::rules::{
+    FfaScoring, Format, LeadEnding, MateTiming, Preset, PromotionSet, Resignation, RuleSet,
+};
 
 /// The rules `Variant` names before any `RuleVariants` token.
 pub(crate) fn base_rules(format: Format) -> RuleSet {
     match format {
         Format::FreeForAll => RuleSet {
             en_passant: false,
+            lead_ending: LeadEnding::Claim,
+            ffa_scoring: FfaScoring::ChessCom,
             ..Preset::Ffa.rules()
         },
         _ => RuleSet {
@@ -92,8 +102,14 @@ pub(crate) fn rule_variant_tokens(rules: &RuleSet) -> Vec<String> {
     if rules.lifelines > 0 {
         tokens.push(format!("Lifelines={}", rules.lifelines));
     }
-    if rules.lead_ending == LeadEnding::Claim {
-        tokens.push("LeadClaim".to_owned());
+    if rules.lead_ending != base.lead_ending {
+        tokens.push(match rules.lead_ending {
+            LeadEnding::Claim => "LeadClaim".to_owned(),
+            LeadEnding::Automatic => "LeadEnds".to_owned(),
+        });
+    }
+    if rules.ffa_scoring != base.ffa_scoring && rules.ffa_scoring == FfaScoring::Standard {
+        tokens.push("FourKingsScoring".to_owned());
     }
     tokens
 }
@@ -179,6 +195,16 @@ pub(crate) fn apply_rule_variants(rules: &mut RuleSet, value: &str) -> Vec<Strin
                 rules.lead_ending = LeadEnding::Claim;
                 true
             }
+            ("LeadEnds", None) => {
+                rules.lead_ending = LeadEnding::Automatic;
+                true
+            }
+            ("FourKingsScoring", None) => {
+                rules.ffa_scoring = FfaScoring::Standard;
+                true
+            }
+            // chess.com's display options: nothing in the game changes.
+            ("Anonymous" | "SemiAnonymous", None) => true,
             _ => false,
         };
         if !known {

@@ -3,7 +3,8 @@
 //! White is [`Army::WHITE`] and Black [`Army::BLACK`]. Moves are written as in chess: `e4`,
 //! `Nf3`, `exd5`, `Rad1`, `R1a3`, `Qa1b2`, `e8=Q`, `O-O`, `O-O-O`, with `+` when the opponent's
 //! king is attacked after the move and `#` when the opponent is then mated. Duo's friendly
-//! captures (of one's own pieces) are captures like any other: `Bxe2`.
+//! captures (of one's own pieces) are written like any other capture, `Bxe2`; the PGN writer
+//! marks them with a comment (see [`super::write_pgn`]).
 //!
 //! [`Army::WHITE`]: crate::Army::WHITE
 //! [`Army::BLACK`]: crate::Army::BLACK
@@ -257,7 +258,7 @@ mod tests {
     use crate::army::Army;
     use crate::geometry::BoardKind;
     use crate::piece::Piece;
-    use crate::rules::Preset;
+    use crate::rules::{Preset, RuleSet};
     use crate::setup::Setup;
 
     fn start() -> Position {
@@ -465,8 +466,16 @@ mod tests {
         assert_eq!(san(&pos, "b8", "b1"), "Qb1+");
         assert_eq!(san(&pos, "b8", "b7"), "Qb7");
         assert_eq!(parse_san(&pos, "Qb2#").unwrap().to().to_string(), "b2");
-        // Fool's mate is no mate in Duo: the king escapes by taking its own bishop.
+        // Fool's mate is mate in Duo too: the king does not take its own pieces...
         let mut pos = start();
+        play(&mut pos, &["f3", "e5", "g4", "Qh4#"]);
+        assert_eq!(pos.count_legal_moves(), 0);
+        // ...unless the room lets it, and then it escapes by taking its own bishop.
+        let rules = RuleSet {
+            king_friendly_capture: true,
+            ..Preset::Duo.rules()
+        };
+        let mut pos = Position::new(&rules).unwrap();
         play(&mut pos, &["f3", "e5", "g4", "Qh4+", "Kxf1"]);
     }
 
@@ -478,10 +487,21 @@ mod tests {
         assert_eq!(san(&pos, "d1", "d2"), "Qxd2");
         let mv = parse_san(&pos, "Bxe2").unwrap();
         assert_eq!(parse_san(&pos, "Be2"), Ok(mv));
+        assert!(
+            !pos.legal_moves()
+                .iter()
+                .any(|m| m.from().to_string() == "e1"),
+            "the king takes none of its own pieces by default"
+        );
+        let rules = RuleSet {
+            king_friendly_capture: true,
+            ..Preset::Duo.rules()
+        };
+        let with_king = Position::new(&rules).unwrap();
         assert_eq!(
-            san(&pos, "e1", "e2"),
+            san(&with_king, "e1", "e2"),
             "Kxe2",
-            "the king may take its own pieces too"
+            "the room option lets the king take its own pieces"
         );
         // Two knights that can both take the same own pawn are told apart as usual.
         let pieces = [

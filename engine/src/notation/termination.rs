@@ -1,12 +1,63 @@
 //! The `Result` and `Termination` tags: written from a game's outcome, and read back into the
 //! action that ended a game when the movetext alone does not end it.
 
-use crate::army::Army;
+use crate::army::{Army, ByArmy};
 use crate::game::{DrawReason, FfaEnding, Game, Outcome, Seat, Team, WinReason};
 use crate::rules::Format;
 
-/// The `Result` tag of an outcome: `1-0` (Red and Yellow, or White), `0-1`, `1/2-1/2`, or in
-/// free-for-all every army's points, `45-20-12-30`; `*` while the game goes on.
+/// The `Result` of a free-for-all as chess.com writes it: each player's name and points,
+/// `ana: 72 - bo: 14 - cy: 61 - di: 33` (in no fixed order; names from the `Red`, `Blue`, `Yellow`
+/// and `Green` tags).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ChessComResult {
+    /// Every army's points.
+    pub(crate) points: ByArmy<i32>,
+}
+
+impl ChessComResult {
+    /// Reads `value` with the players named in `tags`; `None` unless every army's points are
+    /// there once (a name shared by two players cannot be told apart).
+    pub(crate) fn parse(value: &str, tags: &[(String, String)]) -> Option<ChessComResult> {
+        let mut points: ByArmy<Option<i32>> = ByArmy::default();
+        for part in value.split(" - ") {
+            let (name, pts) = part.rsplit_once(':')?;
+            let pts: i32 = pts.trim().parse().ok()?;
+            let mut armies = Army::ALL
+                .into_iter()
+                .filter(|&a| player_name(tags, a) == name.trim());
+            let army = armies.next()?;
+            if armies.next().is_some() || points[army].is_some() {
+                return None;
+            }
+            points[army] = Some(pts);
+        }
+        let points = ByArmy::from_fn(|a| points[a]);
+        Some(ChessComResult {
+            points: ByArmy(points.0.map(|p| p.unwrap_or_default())),
+        })
+        .filter(|_| points.0.iter().all(Option::is_some))
+    }
+}
+
+/// The name of the player of `army`: its tag, or the army's name where there is none.
+fn player_name(tags: &[(String, String)], army: Army) -> &str {
+    tags.iter()
+        .find(|(n, v)| n == army.name() && !v.trim().is_empty())
+        .map_or(army.name(), |(_, v)| v.trim())
+}
+
+/// A free-for-all's `Result` in chess.com's form, in seat order.
+pub(crate) fn write_chesscom_result(points: &ByArmy<i32>, tags: &[(String, String)]) -> String {
+    Army::ALL
+        .into_iter()
+        .map(|a| format!("{}: {}", player_name(tags, a), points[a]))
+        .collect::<Vec<_>>()
+        .join(" - ")
+}
+
+/// The `Result` tag of a Teams or Duo outcome: `1-0` (Red and Yellow, or White), `0-1`,
+/// `1/2-1/2`; `*` while the game goes on. A free-for-all's points are written in chess.com's form
+/// by [`write_chesscom_result`]; here they are joined by dashes, `45-20-12-30`.
 pub(crate) fn result_text(outcome: Option<&Outcome>) -> String {
     match outcome {
         None => "*".to_owned(),

@@ -33,10 +33,12 @@ impl MoveText {
         match self {
             MoveText::Complete(text) => text,
             MoveText::Unmarked(mut text) => {
+                // The mark of a player who left before their king's first walk is the PGN4
+                // writer's: the game's own text of the move does not carry it.
                 let suffix = MoveSuffix {
                     checks: ply.checks.len() as u8,
-                    mate: ply.mate,
-                    walking: ply.walking,
+                    mates: ply.mates,
+                    left: None,
                 };
                 let _ = suffix.write_to(&mut text);
                 text

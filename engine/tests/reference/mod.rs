@@ -13,12 +13,13 @@
 //! - Enemies: in Teams the two armies that are not the mover's partner; in free-for-all every other
 //!   army; in Duo the other colour. Partner pieces block and cannot be captured.
 //! - Only *live* pieces attack: all pieces of a playing army, only the king of an army whose king
-//!   walks, nothing of an army that is out. Grey pieces block and can be captured, except a grey
-//!   king, which cannot.
+//!   walks, nothing of an army that is out. Grey pieces block and can be captured, the grey king
+//!   included; a walking king may capture the grey pieces of its own army too.
 //! - A king capture (where the rules allow it, of a live enemy king) is always legal; every other
 //!   move must leave the mover's own king unattacked. An army without a king has no moves.
 //! - An army whose king walks moves only its king and does not castle.
-//! - Friendly capture (Duo) lets an army capture its own pieces except its king.
+//! - Friendly capture (Duo) lets an army capture its own pieces except its king; the king itself
+//!   makes friendly captures only where the rules turn that on.
 //! - Castling: rights, king and rook at home, the squares between empty, the king's square, the
 //!   square it crosses and the square it lands on not attacked; the king moves two squares toward
 //!   the rook, the rook lands on the crossed square.
@@ -343,15 +344,22 @@ impl RefBoard {
         }
     }
 
-    /// Whether `us` may capture `victim`.
-    fn can_capture(&self, us: Army, (army, role, _): (Army, Role, bool)) -> bool {
+    /// Whether a piece of `us` with role `by` may capture `victim`.
+    fn can_capture(&self, us: Army, by: Role, (army, role, _): (Army, Role, bool)) -> bool {
         if army == us {
-            self.rules.friendly_capture && role != Role::King
+            // Its own pieces, never its king: with friendly capture (the king itself only when
+            // the rules say so), and always for a walking king, whose pieces are grey.
+            let walking = self.status[index(us)] == ArmyStatus::KingWalking;
+            role != Role::King
+                && (walking
+                    || self.rules.friendly_capture
+                        && (by != Role::King || self.rules.king_friendly_capture))
         } else if self.partners(us, army) {
             false
-        } else if role == Role::King {
-            self.rules.king_capture && self.takes_turns(army)
+        } else if role == Role::King && self.takes_turns(army) {
+            self.rules.king_capture
         } else {
+            // Any other piece, and every grey piece, the grey king included.
             true
         }
     }
@@ -478,7 +486,8 @@ impl RefBoard {
                 // A target a piece may land on: empty, or holding a piece it may capture.
                 let open = |to: Xy| {
                     self.exists(to)
-                        && RefBoard::at(&self.cells, to).is_none_or(|v| self.can_capture(us, v))
+                        && RefBoard::at(&self.cells, to)
+                            .is_none_or(|v| self.can_capture(us, role, v))
                 };
                 match role {
                     Role::Knight => {
@@ -509,7 +518,7 @@ impl RefBoard {
                                 match RefBoard::at(&self.cells, to) {
                                     None => out.push(normal(from, to)),
                                     Some(victim) => {
-                                        if self.can_capture(us, victim) {
+                                        if self.can_capture(us, role, victim) {
                                             out.push(normal(from, to));
                                         }
                                         break;
@@ -552,7 +561,7 @@ impl RefBoard {
                 continue;
             }
             if let Some(victim) = RefBoard::at(&self.cells, to) {
-                if self.can_capture(us, victim) {
+                if self.can_capture(us, Role::Pawn, victim) {
                     self.push_pawn(us, from, to, RefKind::Normal, out);
                 }
                 continue;
@@ -569,7 +578,7 @@ impl RefBoard {
                 }
                 let victim = RefBoard::at(&self.cells, landed);
                 if victim.is_some_and(|v @ (a, role, _)| {
-                    a == owner && role == Role::Pawn && self.can_capture(us, v)
+                    a == owner && role == Role::Pawn && self.can_capture(us, Role::Pawn, v)
                 }) {
                     self.push_pawn(us, from, to, RefKind::EnPassant, out);
                 }
@@ -649,18 +658,20 @@ impl RefBoard {
             }
             RefKind::Normal | RefKind::DoubleStep => {}
         }
+        // A promoted piece is marked as such only in free-for-all, where it scores 1.
         let landed = match mv.promotion {
-            Some(role) => (army, role, true),
+            Some(role) => (army, role, self.rules.format == Format::FreeForAll),
             None => (army, role, promoted),
         };
         RefBoard::set(&mut cells, to, Some(landed));
         cells
     }
 
-    /// Whether `mv` captures a king.
+    /// Whether `mv` captures the king of an army that takes turns (a grey king is a grey piece).
     fn captures_king(&self, mv: RefMove) -> bool {
         mv.kind == RefKind::Normal
-            && RefBoard::at(&self.cells, xy(mv.to)).is_some_and(|(_, role, _)| role == Role::King)
+            && RefBoard::at(&self.cells, xy(mv.to))
+                .is_some_and(|(army, role, _)| role == Role::King && self.takes_turns(army))
     }
 
     /// Whether `mv` lands on the mover's promotion line (for a pawn: promotes or breaks through).

@@ -25,6 +25,9 @@ pub(crate) struct PerftArgs {
     /// Play Duo with friendly capture off (standard chess), to compare with published counts.
     #[arg(long)]
     no_friendly_capture: bool,
+    /// Play Duo with the king making friendly captures too (a room option, off by default).
+    #[arg(long, conflicts_with = "no_friendly_capture")]
+    king_friendly_capture: bool,
     /// How many plies deep to count.
     #[arg(long)]
     depth: u32,
@@ -38,6 +41,8 @@ pub(crate) fn run(args: &PerftArgs) -> anyhow::Result<()> {
     if args.no_friendly_capture {
         rules.friendly_capture = false;
     }
+    rules.king_friendly_capture = args.king_friendly_capture;
+    rules.validate().context("the rules")?;
     let mut pos = start_position(args, &rules)?;
     for text in args.moves.split_whitespace() {
         let mv = match rules.format {

@@ -11,6 +11,7 @@ pub(crate) fn defaults(preset: Preset) -> Settings {
         castling: rules.castling,
         en_passant: rules.en_passant,
         king_capture: rules.king_capture,
+        king_friendly_capture: rules.king_friendly_capture,
         promotion: match rules.promotion {
             PromotionSet::All => PromotionChoice::All,
             PromotionSet::QueenOnly => PromotionChoice::Queen,
@@ -51,6 +52,7 @@ pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settin
         castling,
         en_passant,
         king_capture,
+        king_friendly_capture,
         promotion,
         fifty_move_rule,
         move_limit,
@@ -87,6 +89,9 @@ pub(crate) fn validate(settings: &Settings) -> Result<(), String> {
     if rules.format != Format::Duo && settings.team_clock != 0 {
         return Err("team_clock applies to Duo only".to_owned());
     }
+    if rules.format != Format::Duo && settings.king_friendly_capture {
+        return Err("king_friendly_capture applies to Duo only".to_owned());
+    }
     if rules.format != Format::Teams && (settings.silent_partners || settings.switch_partners) {
         return Err("silent_partners and switch_partners apply to Teams only".to_owned());
     }
@@ -108,6 +113,7 @@ pub(crate) fn rule_set(settings: &Settings) -> Result<RuleSet, String> {
         castling: settings.castling,
         en_passant: settings.en_passant,
         king_capture: settings.king_capture,
+        king_friendly_capture: settings.king_friendly_capture,
         promotion: match settings.promotion {
             PromotionChoice::All => PromotionSet::All,
             PromotionChoice::Queen => PromotionSet::QueenOnly,

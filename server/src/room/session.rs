@@ -1,7 +1,7 @@
 //! Rematches, and switch-partners sessions: three games with every pairing once, each person
 //! earning 1 per team win and ½ per draw.
 
-use fourkings_engine::{Game, Outcome, Seat};
+use fourkings_engine::{Game, Outcome, Preset, Seat};
 use fourkings_protocol::{ErrorCode, Event, SeatIndex, SessionPoints, SessionView};
 
 use serde::{Deserialize, Serialize};
@@ -103,12 +103,22 @@ impl Room {
         if !self.game.as_ref().is_some_and(Game::is_over) {
             return reject(ErrorCode::NotFinished, "a rematch starts after a result");
         }
-        let first_seat = if self.settings.rotate_first_seat {
+        let duo = self.settings.preset == Preset::Duo.name();
+        let rotate = self.settings.rotate_first_seat;
+        // White moves first in every Duo game: the people move round the seats instead, each
+        // one seat back, so that whoever sat at B1 opens as W1.
+        let first_seat = if rotate && !duo {
             (self.first_seat + 1) & 3
         } else {
             self.first_seat
         };
         let mut seat_moves = None;
+        if rotate && duo {
+            let moves = DUO_ROTATION;
+            self.commit(Record::Permute { to: moves })?;
+            self.permute_seat_proofs(moves);
+            seat_moves = Some(moves);
+        }
         if let Some(mut session) = self.session.clone() {
             if session.finished() {
                 // A new session, counting persons by where they sit now.
@@ -147,6 +157,11 @@ impl Room {
         Ok(Ack::default())
     }
 }
+
+/// A Duo rematch with rotation: for each seat, the seat its occupant moves to (W1 → B2, B1 → W1,
+/// W2 → B1, B2 → W2). The turn order of the people goes on where it was, and partners stay
+/// partners, now on the other colour.
+const DUO_ROTATION: [SeatIndex; 4] = [3, 0, 1, 2];
 
 /// For each seat now, the seat its occupant moves to when persons go from `now` to `next`.
 fn reseat(now: [SeatIndex; 4], next: [SeatIndex; 4]) -> [SeatIndex; 4] {
