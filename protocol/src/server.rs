@@ -145,14 +145,15 @@ pub enum Event {
     /// receives [`Event::Hidden`] with the same version.
     Chat(ChatLine),
     /// A new game in the same room, after a result: same seats, perhaps another first seat (and,
-    /// in a switch-partners session, new partners).
+    /// in a switch-partners session, new partners; in Duo with `rotate_first_seat`, the people
+    /// one seat on, since White always moves first).
     Rematch {
         /// The seats for the new game.
         seats: Vec<SeatView>,
         /// The new game.
         game: GameView,
-        /// In a switch-partners session, where each seat's player sits now: the token that held
-        /// seat `s` holds seat `seat_moves[s]`.
+        /// Where each seat's player sits now, when people moved (a switch-partners session, a
+        /// rotated Duo rematch): the token that held seat `s` holds seat `seat_moves[s]`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seat_moves: Option<[SeatIndex; 4]>,
     },

@@ -65,7 +65,8 @@ pub struct Settings {
     pub team_clock: u32,
     /// How strong CPU seats play by default.
     pub cpu_level: CpuLevel,
-    /// On each rematch the first seat moves one place.
+    /// On each rematch the first seat moves one place (Duo: the people move one seat on, White
+    /// still moving first).
     pub rotate_first_seat: bool,
     /// Clients mark where a selected piece can go.
     pub show_legal_moves: bool,

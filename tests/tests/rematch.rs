@@ -1,5 +1,6 @@
-//! Issue 4, item 7: rematches keep the seats and rotate the first seat; a switch-partners session
-//! plays three games with every pairing once and ends with the standings.
+//! Issue 4, item 7: rematches keep the seats and rotate the first seat (in Duo the people, White
+//! always opening); a switch-partners session plays three games with every pairing once and ends
+//! with the standings.
 
 use fourkings_protocol::{ClientMessage, ErrorCode, Event, SessionView, SettingsPatch};
 use fourkings_tests::{Client, Table, TestServer};
@@ -91,6 +92,65 @@ async fn a_rematch_keeps_the_seats_and_moves_the_first_seat_on() {
     resign(&mut table, 0).await;
     let (_, game, _) = rematch(&mut table).await;
     assert_eq!(game.first_seat, 0);
+}
+
+/// RULES.md 7 and 9: "White moves first in every game, rematches included" and "In Duo the
+/// people move round the seats instead: White always moves first." A rotated Duo rematch moves
+/// everyone one seat back (the person at B1 opens as W1), and partners stay partners.
+#[tokio::test]
+async fn a_duo_rematch_starts_with_white_and_moves_the_people_round_the_seats() {
+    let server = TestServer::start().await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::preset("duo"), true).await;
+    resign(&mut table, 1).await;
+    let (seats, game, moves) = rematch(&mut table).await;
+    assert_eq!(
+        moves,
+        Some([3, 0, 1, 2]),
+        "W1 → B2, B1 → W1, W2 → B1, B2 → W2"
+    );
+    let names: Vec<_> = seats.iter().map(|s| s.name.clone().unwrap()).collect();
+    assert_eq!(names, ["player 1", "player 2", "player 3", "player 0"]);
+    assert_eq!(
+        (game.first_seat, game.to_move, game.ply),
+        (0, Some(0), 0),
+        "W1 opens, as in every Duo game"
+    );
+    assert!(game.fen.contains(" w "), "White to move: {}", game.fen);
+    // Tokens moved with their people: the person who sat at B1 now holds W1 and plays White's
+    // first move.
+    let legal = table.players[1].legal_moves().await;
+    let token = table.tokens[1].clone();
+    let answer = table.players[1]
+        .play_move(0, &token, 0, &legal.moves[0])
+        .await;
+    assert!(
+        matches!(answer, fourkings_protocol::ServerMessage::Ack { .. }),
+        "{answer:?}"
+    );
+    // A second rematch moves them on again; without rotation nobody moves. (The person who
+    // sat at B1, now W1, resigns for White.)
+    let token = table.tokens[1].clone();
+    table.players[1]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: 0,
+            token,
+        })
+        .await;
+    let (seats, game, moves) = rematch(&mut table).await;
+    assert_eq!(moves, Some([3, 0, 1, 2]));
+    assert_eq!(seats[0].name.as_deref(), Some("player 2"));
+    assert_eq!(game.to_move, Some(0));
+    let fixed = SettingsPatch {
+        rotate_first_seat: Some(false),
+        ..SettingsPatch::preset("duo")
+    };
+    let mut table = Table::seat_four(&server, &fixed, true).await;
+    resign(&mut table, 0).await;
+    let (seats, game, moves) = rematch(&mut table).await;
+    assert_eq!(moves, None);
+    assert_eq!(seats[0].name.as_deref(), Some("player 0"));
+    assert_eq!(game.to_move, Some(0));
 }
 
 #[tokio::test]

@@ -218,3 +218,37 @@ async fn the_settings_become_the_games_rules() {
     };
     assert_eq!(game.lifelines, [2, 2]);
 }
+
+/// RULES.md 7, Duo: "The king itself makes no friendly captures unless the room turns that on".
+/// The setting is Duo's only, off by default, and the game follows it.
+#[tokio::test]
+async fn duo_kings_take_their_own_pieces_only_when_the_room_says_so() {
+    let server = TestServer::start().await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::preset("duo"), true).await;
+    let legal = table.players[0].legal_moves().await;
+    assert_eq!(legal.moves.len(), 34, "{:?}", legal.moves);
+    assert!(!legal.moves.iter().any(|m| m.starts_with("e1")));
+    let with_king = SettingsPatch {
+        king_friendly_capture: Some(true),
+        ..SettingsPatch::preset("duo")
+    };
+    let mut table = Table::seat_four(&server, &with_king, true).await;
+    let legal = table.players[0].legal_moves().await;
+    assert_eq!(legal.moves.len(), 39);
+    assert!(legal.moves.iter().any(|m| m == "e1e2"), "{:?}", legal.moves);
+    // Not for other presets.
+    let bad = SettingsPatch {
+        king_friendly_capture: Some(true),
+        ..SettingsPatch::preset("teams")
+    };
+    let response = server
+        .post_room(&serde_json::to_string(&bad).unwrap())
+        .await;
+    assert_eq!(response.status(), 400);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert!(
+        body.to_string()
+            .contains("king_friendly_capture applies to Duo only"),
+        "{body}"
+    );
+}

@@ -778,6 +778,81 @@ mod tests {
         assert_eq!(write_fen4(&setup), text);
     }
 
+    /// What obryanlouis/4pchess's FEN4 reader accepts (utils.cc, `ParseBoardFromFEN`): the text
+    /// split at every `-` gives 7 or 8 fields, and the 8th, if any, holds one tuple of four
+    /// entries, each `''` or `'skipped:landed'`; placement cells are pieces of `PNBRQK`, runs and
+    /// `x`.
+    fn readable_by_4pchess(text: &str) -> bool {
+        let fields: Vec<&str> = text.split('-').collect();
+        let extra_ok = match fields.len() {
+            7 => true,
+            8 => fields[6]
+                .strip_prefix("{'enPassant':(")
+                .and_then(|rest| rest.strip_suffix(")}"))
+                .is_some_and(|tuple| {
+                    let entries: Vec<&str> = tuple.split(',').collect();
+                    entries.len() == 4
+                        && entries.iter().all(|e| {
+                            *e == "''"
+                                || (e.starts_with('\'') && e.ends_with('\'') && e.contains(':'))
+                        })
+                }),
+            _ => false,
+        };
+        let cells_ok = fields.last().unwrap().split(['/', ',']).all(|cell| {
+            cell == "x"
+                || cell.parse::<u8>().is_ok()
+                || (cell.len() == 2 && cell[1..].chars().all(|c| "PNBRQK".contains(c)))
+        });
+        extra_ok && cells_ok
+    }
+
+    /// "FEN4 that Four Kings writes is read by the public 4PC tools": every Teams position of
+    /// random games (with promotions and en passant rights) is written as 4pchess reads it.
+    #[test]
+    fn teams_fen4_is_what_4pchess_reads() {
+        use crate::game::Game;
+        let mut seed = 0x5eed_u64;
+        let mut next = move |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        let (mut with_extra, mut promoted) = (0, 0);
+        for _ in 0..20 {
+            let mut game = Game::new(Preset::Teams.rules()).unwrap();
+            for _ in 0..400 {
+                let Some(seat) = game.to_move() else { break };
+                let text = write_fen4(&game.position().to_setup());
+                assert!(readable_by_4pchess(&text), "{text}");
+                with_extra += usize::from(text.contains('{'));
+                let moves = game.legal_moves();
+                // Pawn moves and captures first, so that promotions and en passant come up.
+                let eager: Vec<_> = moves
+                    .iter()
+                    .filter(|m| {
+                        game.position().piece_at(m.to()).is_some()
+                            || game
+                                .position()
+                                .piece_at(m.from())
+                                .is_some_and(|p| p.role == Role::Pawn)
+                    })
+                    .copied()
+                    .collect();
+                let pool = if eager.is_empty() || next(4) == 0 {
+                    &moves[..]
+                } else {
+                    &eager[..]
+                };
+                let mv = pool[next(pool.len())];
+                promoted += usize::from(mv.promotion().is_some());
+                game.play(seat, mv).unwrap();
+            }
+        }
+        assert!(with_extra > 0 && promoted > 0, "{with_extra} {promoted}");
+    }
+
     #[test]
     fn walking_king_is_written_as_out_and_kept_in_extra() {
         let mut setup = Setup::start(BoardKind::Cross, Army::Red);

@@ -85,12 +85,14 @@ pub(crate) fn validate(settings: &Settings) -> Result<(), String> {
             settings.team_clock
         ));
     }
+    // Said before the rule set is built: its own error would name the wrong option.
+    let preset: Preset = settings.preset.parse().map_err(|e| format!("{e}"))?;
+    if preset.rules().format != Format::Duo && settings.king_friendly_capture {
+        return Err("king_friendly_capture applies to Duo only".to_owned());
+    }
     let rules = rule_set(settings)?;
     if rules.format != Format::Duo && settings.team_clock != 0 {
         return Err("team_clock applies to Duo only".to_owned());
-    }
-    if rules.format != Format::Duo && settings.king_friendly_capture {
-        return Err("king_friendly_capture applies to Duo only".to_owned());
     }
     if rules.format != Format::Teams && (settings.silent_partners || settings.switch_partners) {
         return Err("silent_partners and switch_partners apply to Teams only".to_owned());
