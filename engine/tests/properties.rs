@@ -44,6 +44,29 @@ fn play_choices(game: &mut Game, choices: &[u16], mut check: impl FnMut(&Game)) 
     }
 }
 
+/// A real chess.com game, to mutate.
+const REAL_GAME: &str = include_str!("data/chesscom/ffa/100527014.pgn4");
+
+proptest! {
+    /// "Bad input gets a clear error with a code, never a panic": the PGN4 reader on any text,
+    /// and on real games with a few characters changed, returns a game or an error.
+    #[test]
+    fn pgn4_reading_never_panics(
+        text in "\\PC{0,300}",
+        edits in proptest::collection::vec((any::<u16>(), any::<char>()), 1..8),
+    ) {
+        let _ = read_pgn4(&text);
+        let mut chars: Vec<char> = REAL_GAME.chars().collect();
+        for (at, c) in edits {
+            let i = usize::from(at) % chars.len();
+            chars[i] = c;
+        }
+        let mutated: String = chars.into_iter().collect();
+        let _ = read_pgn4(&mutated);
+        let _ = read_pgn(&mutated);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 

@@ -167,6 +167,10 @@ impl Game {
     /// once where mates are decided at once (an enemy's), and otherwise when their turn begins,
     /// unless someone helps first. `checked` holds the armies in check.
     fn armies_mated_now(&self, mover: Army, checked: ArmySet) -> ArmySet {
+        // Teams decides mates at the turn start, and credits them to nobody: no search needed.
+        if self.rules.format != Format::FreeForAll && self.rules.mate != MateTiming::Immediate {
+            return ArmySet::EMPTY;
+        }
         checked
             .iter()
             .filter(|&army| army != mover && !self.can_escape(mover, army))

@@ -311,11 +311,10 @@ fn split_marks(word: &str) -> (&str, &str) {
         Some(len) => len,
         None => match word.rfind(|c: char| c.is_ascii_digit()) {
             Some(i) => {
-                let after = &word[i + 1..];
-                if after.starts_with('=') && after[1..].starts_with(|c: char| c.is_alphabetic()) {
-                    i + 3
-                } else {
-                    i + 1
+                let mut after = word[i + 1..].chars();
+                match (after.next(), after.next()) {
+                    (Some('='), Some(role)) if role.is_alphabetic() => i + 2 + role.len_utf8(),
+                    _ => i + 1,
                 }
             }
             None => 0,
@@ -828,6 +827,9 @@ mod tests {
             ("S", "", "S"),
             ("Qc8-a8++##", "Qc8-a8", "++##"),
             ("Be6xKb9#S", "Be6xKb9", "#S"),
+            // Fairy letters are not a move of ours, but must not split a character.
+            ("e7-e8=δ+", "e7-e8=δ", "+"),
+            ("δf6-e7", "δf6-e7", ""),
         ] {
             assert_eq!(split_marks(word), (body, marks), "{word}");
         }

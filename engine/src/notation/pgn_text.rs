@@ -165,7 +165,9 @@ pub(crate) fn tokens(movetext: &str) -> Result<Vec<Token<'_>>, PgnSyntaxError> {
                 depth = depth.saturating_sub(1);
                 i += 1;
             }
-            c if c.is_ascii_whitespace() => i += 1,
+            // A `}` that closes no comment is stray punctuation: skipped (a word cannot start
+            // with it, and stopping there would not move on).
+            c if c.is_ascii_whitespace() || c == b'}' => i += 1,
             _ => {
                 let start = i;
                 while i < bytes.len()
@@ -276,6 +278,10 @@ mod tests {
             ]
         );
         assert!(tokens("1. e4 {open").is_err());
+        assert_eq!(
+            tokens("1. e4 } e5").unwrap(),
+            vec![Number(1), Word("e4"), Word("e5")]
+        );
         assert!(tokens("1. e4 (e5").is_err());
     }
 }

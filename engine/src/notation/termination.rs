@@ -39,11 +39,26 @@ impl ChessComResult {
     }
 }
 
-/// The name of the player of `army`: its tag, or the army's name where there is none.
+/// The name of the player of `army` in a `Result`: its tag, or the army's name where there is
+/// none or two players share it (two CPU seats), so that every part names one player.
 fn player_name(tags: &[(String, String)], army: Army) -> &str {
-    tags.iter()
-        .find(|(n, v)| n == army.name() && !v.trim().is_empty())
-        .map_or(army.name(), |(_, v)| v.trim())
+    let name_of = |a: Army| {
+        tags.iter()
+            .find(|(n, v)| n == a.name() && !v.trim().is_empty())
+            .map(|(_, v)| v.trim())
+    };
+    match name_of(army) {
+        Some(name)
+            if Army::ALL
+                .iter()
+                .filter(|&&a| name_of(a) == Some(name))
+                .count()
+                == 1 =>
+        {
+            name
+        }
+        _ => army.name(),
+    }
 }
 
 /// A free-for-all's `Result` in chess.com's form, in seat order.
@@ -162,4 +177,51 @@ pub(crate) fn apply_termination(game: &mut Game, termination: &str) -> bool {
         }
     }
     game.is_over()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(names: [&str; 4]) -> Vec<(String, String)> {
+        Army::ALL
+            .into_iter()
+            .zip(names)
+            .map(|(a, n)| (a.name().to_owned(), n.to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn chesscom_results_name_the_players_in_any_order() {
+        let tags = tags(["dalay045", "ThefFo0l", "OutlawedGangster", "StockBrilliant"]);
+        let read = ChessComResult::parse(
+            "OutlawedGangster: 61 - dalay045: 72 - StockBrilliant: 33 - ThefFo0l: 14",
+            &tags,
+        )
+        .unwrap();
+        assert_eq!(read.points.0, [72, 14, 61, 33]);
+        assert_eq!(
+            write_chesscom_result(&read.points, &tags),
+            "dalay045: 72 - ThefFo0l: 14 - OutlawedGangster: 61 - StockBrilliant: 33"
+        );
+        // A missing player, an unknown name or a number that is not one: not this form.
+        assert!(ChessComResult::parse("dalay045: 72 - ThefFo0l: 14", &tags).is_none());
+        assert!(
+            ChessComResult::parse(
+                "x: 1 - ThefFo0l: 14 - OutlawedGangster: 61 - StockBrilliant: 33",
+                &tags
+            )
+            .is_none()
+        );
+        assert!(ChessComResult::parse("45-20-12-30", &tags).is_none());
+    }
+
+    #[test]
+    fn players_without_a_name_of_their_own_are_named_by_their_army() {
+        let tags = tags(["cpu (hard)", "ana", "cpu (hard)", ""]);
+        let points = ByArmy([3, 20, 9, 0]);
+        let text = write_chesscom_result(&points, &tags);
+        assert_eq!(text, "Red: 3 - ana: 20 - Yellow: 9 - Green: 0");
+        assert_eq!(ChessComResult::parse(&text, &tags).unwrap().points, points);
+    }
 }
