@@ -123,9 +123,8 @@ impl Game {
 
     /// Assesses the player whose turn begins (rules section 5): with a legal move they play on;
     /// without one they are mated or stalemated. In free-for-all this repeats for the next player
-    /// after each elimination. Returns the armies credited with a mate.
-    pub(super) fn assess_turn_start(&mut self, consequences: &mut Vec<Consequence>) -> ArmySet {
-        let mut credited = ArmySet::EMPTY;
+    /// after each elimination.
+    pub(super) fn assess_turn_start(&mut self, consequences: &mut Vec<Consequence>) {
         while self.outcome.is_none() {
             let army = self.position.turn();
             // The whole list rather than a search for any one move: the server asks for the
@@ -134,9 +133,7 @@ impl Game {
                 break;
             }
             if self.position.is_check(army) {
-                if let Some(by) = self.mated(army, true, consequences) {
-                    credited = credited.with(by);
-                }
+                self.mated(army, true, consequences);
             } else if self.rules.format == Format::FreeForAll {
                 if self.position.status(army) == ArmyStatus::Playing {
                     self.score(army, 20, ScoreReason::Stalemate, consequences);
@@ -160,7 +157,6 @@ impl Game {
                 self.check_free_for_all_end(consequences);
             }
         }
-        credited
     }
 
     /// The armies that `mover`'s move, just played, left in check with no legal move: mated at
@@ -219,8 +215,8 @@ impl Game {
 
     /// `army` is checkmated, at its turn start or (`at_turn_start` false) at once by a move:
     /// the game ends for its team, or in free-for-all it is out and the player whose move made
-    /// the position mate scores 20. Returns that player (none for a position that was mate from
-    /// the start).
+    /// the position mate scores 20. Returns that player (none for a mate no move made: a
+    /// position that was mate from the start, or that a resignation left so).
     fn mated(
         &mut self,
         army: Army,

@@ -812,13 +812,9 @@ mod tests {
     #[test]
     fn teams_fen4_is_what_4pchess_reads() {
         use crate::game::Game;
-        let mut seed = 0x5eed_u64;
-        let mut next = move |n: usize| {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) as usize % n
-        };
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut next = move |n: usize| rng.random_range(0..n);
         let (mut with_extra, mut promoted) = (0, 0);
         for _ in 0..20 {
             let mut game = Game::new(Preset::Teams.rules()).unwrap();
