@@ -6,8 +6,11 @@
 use fourkings_engine::notation::{parse_fen4, read_pgn4};
 use fourkings_engine::{Army, CastleSide, Position, Preset, Setup};
 
+/// A castling right: the army and the side.
+type Right = (Army, CastleSide);
+
 /// (position, where it comes from, the rights that can no longer apply).
-const POSITIONS: [(&str, &str, &[(Army, CastleSide)]); 4] = [
+const POSITIONS: [(&str, &str, &[Right]); 4] = [
     (
         "R-0,0,0,0-1,1,1,1-1,1,1,1-0,0,0,0-0-x,x,x,yR,yN,yB,yK,yQ,yB,yN,yR,x,x,x/x,x,x,yP,yP,yP,yP,yP,yP,yP,yP,x,x,x/x,x,x,8,x,x,x/bR,bP,10,gP,gR/bN,bP,10,gP,gN/bB,bP,10,gP,gB/bQ,bP,10,gP,gK/bK,bP,10,gP,gQ/bB,bP,10,gP,gB/bN,bP,5,rK,4,gP,gN/bR,bP,10,gP,gR/x,x,x,8,x,x,x/x,x,x,rP,rP,rP,rP,rP,rP,rP,rP,x,x,x/x,x,x,rR,rN,rB,rQ,1,rB,rN,rR,x,x,x",
         "board_test.cc line ~625",
