@@ -248,10 +248,7 @@ impl Game {
     /// are shared by the players still in, rounded to the nearest point (10 each for two, 7 each
     /// for three), as chess.com scores it.
     fn share_walking_king_stalemate(&mut self, consequences: &mut Vec<Consequence>) {
-        let still_in: ArmySet = Army::ALL
-            .into_iter()
-            .filter(|&a| self.position.status(a) == ArmyStatus::Playing)
-            .collect();
+        let still_in = self.armies_with(ArmyStatus::Playing);
         let Some(share) = shared(20, still_in.len()) else {
             return;
         };
