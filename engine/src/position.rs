@@ -132,6 +132,17 @@ pub struct StatusUndo {
     hash: u64,
 }
 
+/// The armies' statuses and what changing them moves (the turn, en passant rights, the hash):
+/// taken before a move's eliminations, restored to take them all back at once (the bot's search
+/// does not count how many a move caused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StatusSnapshot {
+    status: ByArmy<ArmyStatus>,
+    turn: Army,
+    en_passant: [[u8; 2]; 4],
+    hash: u64,
+}
+
 /// Why a [`Setup`] is not a position.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum PositionError {
@@ -732,6 +743,33 @@ impl Position {
         self.turn = undo.turn;
         self.en_passant = undo.en_passant;
         self.hash = undo.hash;
+        self.refresh_classes();
+    }
+
+    /// The statuses as they are, to restore with [`Position::restore_statuses`].
+    #[inline]
+    pub(crate) fn status_snapshot(&self) -> StatusSnapshot {
+        StatusSnapshot {
+            status: self.status,
+            turn: self.turn,
+            en_passant: self.en_passant,
+            hash: self.hash,
+        }
+    }
+
+    /// Whether any army's status has changed since `snapshot`.
+    #[inline]
+    pub(crate) fn statuses_changed_since(&self, snapshot: &StatusSnapshot) -> bool {
+        self.status != snapshot.status
+    }
+
+    /// Takes back every [`Position::set_status`] since `snapshot` was taken (and nothing else
+    /// may have changed the position since).
+    pub(crate) fn restore_statuses(&mut self, snapshot: StatusSnapshot) {
+        self.status = snapshot.status;
+        self.turn = snapshot.turn;
+        self.en_passant = snapshot.en_passant;
+        self.hash = snapshot.hash;
         self.refresh_classes();
     }
 

@@ -22,7 +22,7 @@
 //! | `level` | the levels and what each may spend |
 //! | `limits` | node, time and cancel limits, and the budget that enforces them |
 //! | `search` | iterative deepening, alpha-beta (paranoid in free-for-all), quiescence |
-//! | `rules_state` | what a move means beyond the board: king captures, breakthroughs, points |
+//! | `rules_state` | the game around the searched position (points, material), made and unmade through the engine's referee |
 //! | `eval` | the static evaluation |
 //! | `ordering` | move ordering: table move, captures, killers, history |
 //! | `tt` | the transposition table |
@@ -61,6 +61,10 @@ pub struct SearchRoot {
     position: Position,
     rules: RuleSet,
     points: ByArmy<i32>,
+    /// Who made each mate still to be decided ([`Game::mates_made_by`]).
+    mate_made_by: ByArmy<Option<Army>>,
+    /// The army that made the last move.
+    last_mover: Option<Army>,
     history: Vec<u64>,
     seat: Seat,
     moves: MoveList,
@@ -99,6 +103,8 @@ impl SearchRoot {
             position: game.position().clone(),
             rules: *game.rules(),
             points: game.points(),
+            mate_made_by: game.mates_made_by(),
+            last_mover: game.last_ply().map(|ply| ply.army),
             history: game.repetition_keys().to_vec(),
             seat,
             moves,
@@ -118,6 +124,8 @@ impl SearchRoot {
             position,
             rules,
             points: ByArmy::default(),
+            mate_made_by: ByArmy::default(),
+            last_mover: None,
             history: Vec::new(),
             seat,
             moves,
@@ -254,7 +262,7 @@ impl Bot {
         /// A draw is welcome unless the side is better by more than this.
         const MARGIN: i32 = 30;
         let draw = match root.rules.format {
-            Format::FreeForAll => rules_state::standings(&root.points.0, army),
+            Format::FreeForAll => rules_state::standings(&root.points, army),
             _ => 0,
         };
         self.assess(root, army, limits) <= draw + MARGIN
@@ -276,11 +284,13 @@ fn searcher<'a>(
         format: root.rules.format,
         promotion_rank: root.rules.promotion_rank,
     };
-    let state = GameState {
-        rules: root.rules,
-        points: root.points.0,
-        material: GameState::count_material(&root.position, root.rules.promotion_rank),
-    };
+    let state = GameState::new(
+        root.rules,
+        &root.position,
+        root.points,
+        root.mate_made_by,
+        root.last_mover,
+    );
     // Interior nodes are about a third of all; a slot per node holds most of them. The cap
     // (8 MiB) keeps a long search's table quick to free: a 64 MiB one took tens of
     // milliseconds to give back after a cancel.

@@ -1,14 +1,15 @@
-//! The game around the searched position: what a move means beyond the board (a king captured, a
-//! pawn breaking through, free-for-all points and eliminations), made and unmade along with the
-//! move so that the search sees the same results a [`crate::Game`] would.
+//! The game around the searched position: the free-for-all points, who made each standing mate,
+//! and each army's material, made and unmade along with the moves. What a move means beyond the
+//! board is the engine's referee's to decide ([`crate::game::referee`]), the same referee a
+//! [`crate::Game`] asks, so the search sees exactly the results a game would.
 
-use crate::army::Army;
-use crate::board::ArmyStatus;
-use crate::game::capture_value;
+use crate::army::{Army, ArmySet, ByArmy};
+use crate::game::DrawReason;
+use crate::game::referee::{AfterMove, Before, Decision, Referee, Unrecorded, watches_checks};
 use crate::moves::Move;
 use crate::piece::Role;
-use crate::position::{Position, StatusUndo, Undo};
-use crate::rules::{Format, LeadEnding, RuleSet};
+use crate::position::{Position, StatusSnapshot, Undo};
+use crate::rules::{Format, RuleSet};
 
 use crate::board::{at, role_bits};
 use crate::square::Square;
@@ -23,88 +24,186 @@ pub(crate) const MATE_BOUND: i32 = MATE - 1_000;
 /// A free-for-all finished with the bot ahead of everyone (points decide beyond this).
 pub(crate) const FFA_WIN: i32 = 50_000;
 
-/// What a move did besides moving pieces.
+/// What the game state held before a move or a turn start changed it.
+#[derive(Clone, Copy)]
+struct Saved {
+    points: ByArmy<i32>,
+    mate_made_by: ByArmy<Option<Army>>,
+    last_mover: Option<Army>,
+    /// The statuses before the referee's eliminations (restored only if it made some).
+    statuses: StatusSnapshot,
+}
+
+/// What a move did, to take it back.
 #[derive(Clone, Copy)]
 pub(crate) struct Made {
     undo: Undo,
-    points: [i32; 4],
     material: [i32; 4],
-    eliminated: Option<StatusUndo>,
-    /// Teams and Duo: the mover's team won on the spot (king captured, pawn breakthrough).
-    pub(crate) won: bool,
+    saved: Saved,
+    /// The end of the game, if the move brought it.
+    pub(crate) decision: Option<Decision>,
 }
 
-/// What an army's turn start did in free-for-all when it had no move.
+/// What a turn start without a legal move did, to take it back.
 #[derive(Clone, Copy)]
-pub(crate) struct Eliminated {
-    undo: StatusUndo,
-    points: [i32; 4],
+pub(crate) struct Stuck {
+    saved: Saved,
+    /// The end of the game, if it came with it.
+    pub(crate) decision: Option<Decision>,
 }
 
-/// The rules, the running free-for-all score, and each army's material with its pawns'
-/// progress, kept up to date move by move (computing it afresh at every quiescence node took a
-/// fifth of the search time in the profile).
+/// The rules, the running free-for-all score, who made each mate still to be decided, the army
+/// that moved last, and each army's material with its pawns' progress, kept up to date move by
+/// move (computing the material afresh at every quiescence node took a fifth of the search time
+/// in the profile).
 pub(crate) struct GameState {
     pub(crate) rules: RuleSet,
-    pub(crate) points: [i32; 4],
+    pub(crate) points: ByArmy<i32>,
     pub(crate) material: [i32; 4],
+    mate_made_by: ByArmy<Option<Army>>,
+    last_mover: Option<Army>,
+    /// What the referee found right after the last move made: the next node's
+    /// [`GameState::before`] reuses it (finding the armies in check and mated again was a
+    /// quarter of the free-for-all search's time in the profile).
+    after: Option<AfterMove>,
 }
 
 impl GameState {
+    /// The state of a game at `pos`: its `points`, `mate_made_by` (see
+    /// [`crate::Game::mates_made_by`]) and the army that moved last.
+    pub(crate) fn new(
+        rules: RuleSet,
+        pos: &Position,
+        points: ByArmy<i32>,
+        mate_made_by: ByArmy<Option<Army>>,
+        last_mover: Option<Army>,
+    ) -> GameState {
+        GameState {
+            rules,
+            points,
+            material: GameState::count_material(pos, rules.promotion_rank),
+            mate_made_by,
+            last_mover,
+            after: None,
+        }
+    }
+
     #[inline]
     pub(crate) fn ffa(&self) -> bool {
         self.rules.format == Format::FreeForAll
     }
 
-    /// Plays `mv` and settles what it means.
+    /// What the referee needs of `pos` before any of its moves is made (the same for every
+    /// move from it).
     #[inline]
-    pub(crate) fn make(&mut self, pos: &mut Position, mv: Move) -> Made {
+    pub(crate) fn before(&self, pos: &Position) -> Before {
+        if let Some(after) = self.after.filter(|after| after.hash == pos.hash) {
+            return Before::after::<Unrecorded>(&self.rules, pos, &after);
+        }
+        let checked = if watches_checks::<Unrecorded>(&self.rules) {
+            pos.checked_armies()
+        } else {
+            ArmySet::EMPTY
+        };
+        Before::of::<Unrecorded>(&self.rules, pos, pos.turn, checked, self.last_mover)
+    }
+
+    #[inline]
+    fn save(&self, pos: &Position) -> Saved {
+        Saved {
+            points: self.points,
+            mate_made_by: self.mate_made_by,
+            last_mover: self.last_mover,
+            statuses: pos.status_snapshot(),
+        }
+    }
+
+    #[inline]
+    fn restore(&mut self, pos: &mut Position, saved: Saved) {
+        if pos.statuses_changed_since(&saved.statuses) {
+            pos.restore_statuses(saved.statuses);
+        }
+        self.points = saved.points;
+        self.mate_made_by = saved.mate_made_by;
+        self.last_mover = saved.last_mover;
+    }
+
+    /// Plays `mv` and has the referee settle what it means (`before` from
+    /// [`GameState::before`]).
+    #[inline]
+    pub(crate) fn make(&mut self, pos: &mut Position, mv: Move, before: &Before) -> Made {
         let mover = pos.turn;
-        let points = self.points;
         let material = self.material;
+        let piece = pos
+            .piece_at(mv.from())
+            .expect("a generated move starts on a piece");
         self.update_material(pos, mv);
         let undo = pos.play_unchecked(mv);
-        let mut made = Made {
+        let saved = self.save(pos);
+        let settled = Referee::new(
+            &self.rules,
+            pos,
+            &mut self.points,
+            &mut self.mate_made_by,
+            &mut Unrecorded,
+        )
+        .settle_move(mover, mv, piece, undo.captured(), before);
+        self.last_mover = Some(mover);
+        self.after = settled.after;
+        Made {
             undo,
-            points,
             material,
-            eliminated: None,
-            won: false,
-        };
-        if let Some(captured) = undo.captured() {
-            // A grey king is taken for nothing, like any grey piece.
-            if captured.role == Role::King && pos.status[captured.army].takes_turns() {
-                if self.ffa() {
-                    self.score(pos, mover, capture_value(captured));
-                    made.eliminated = Some(pos.set_status(captured.army, ArmyStatus::Out));
-                } else {
-                    made.won = true;
-                }
-            } else if self.ffa() && pos.status[captured.army] == ArmyStatus::Playing {
-                self.score(pos, mover, capture_value(captured));
-            }
+            saved,
+            decision: settled.decision,
         }
-        if self.rules.pawn_breakthrough
-            && mv.promotion().is_none()
-            && pos.kind.own_rank(mover, mv.to()) == self.rules.promotion_rank - 1
-            && pos
-                .piece_at(mv.to())
-                .is_some_and(|p| p.role == Role::Pawn && p.army == mover)
-        {
-            made.won = true;
-        }
-        made
     }
 
     /// Takes back what [`GameState::make`] did.
     #[inline]
     pub(crate) fn unmake(&mut self, pos: &mut Position, made: Made) {
-        if let Some(status) = made.eliminated {
-            pos.undo_status(status);
-        }
+        self.restore(pos, made.saved);
         pos.undo(made.undo);
-        self.points = made.points;
         self.material = made.material;
+    }
+
+    /// The army to move has no legal move: the referee decides what that means (mated or
+    /// stalemated; in free-for-all the army is out and the turn passes on).
+    pub(crate) fn no_legal_move(&mut self, pos: &mut Position) -> Stuck {
+        let saved = self.save(pos);
+        let decision = Referee::new(
+            &self.rules,
+            pos,
+            &mut self.points,
+            &mut self.mate_made_by,
+            &mut Unrecorded,
+        )
+        .no_legal_move();
+        Stuck { saved, decision }
+    }
+
+    /// Takes back [`GameState::no_legal_move`].
+    pub(crate) fn unstick(&mut self, pos: &mut Position, stuck: Stuck) {
+        self.restore(pos, stuck.saved);
+    }
+
+    /// The value to `root` of a draw by rule (`reason`) now: nothing in Teams and Duo; in
+    /// free-for-all the points the referee gives for it decide.
+    pub(crate) fn draw_value(&mut self, pos: &mut Position, root: Army, reason: DrawReason) -> i32 {
+        if !self.ffa() {
+            return 0;
+        }
+        let points = self.points;
+        Referee::new(
+            &self.rules,
+            pos,
+            &mut self.points,
+            &mut self.mate_made_by,
+            &mut Unrecorded,
+        )
+        .draw(reason);
+        let value = standings(&self.points, root);
+        self.points = points;
+        value
     }
 
     /// Each army's material and pawn progress in `pos`, from scratch.
@@ -146,86 +245,6 @@ impl GameState {
                 piece_value(pos, victim_sq, victim, rank);
         }
     }
-
-    #[inline]
-    fn score(&mut self, pos: &Position, army: Army, points: i32) {
-        if pos.status[army] == ArmyStatus::Playing {
-            self.points[army.index()] += points;
-        }
-    }
-
-    /// Free-for-all: the army to move has no legal move, so it is mated (the player who moved
-    /// last, whose move the search takes to have made the mate, scores 20) or stalemated (it
-    /// scores 20 itself) and is out.
-    pub(crate) fn eliminate_stuck(&mut self, pos: &mut Position) -> Eliminated {
-        let points = self.points;
-        let army = pos.turn;
-        if pos.is_check(army) {
-            if let Some(by) = last_mover(pos, army) {
-                self.score(pos, by, 20);
-            }
-        } else {
-            self.score(pos, army, 20);
-        }
-        let undo = pos.set_status(army, ArmyStatus::Out);
-        Eliminated { undo, points }
-    }
-
-    /// Takes back [`GameState::eliminate_stuck`].
-    pub(crate) fn restore(&mut self, pos: &mut Position, e: Eliminated) {
-        pos.undo_status(e.undo);
-        self.points = e.points;
-    }
-
-    /// Free-for-all: the game is over (three out, or two left with a decisive lead); returns the
-    /// final value to `root`.
-    pub(crate) fn ffa_finished(&self, pos: &Position, root: Army) -> Option<i32> {
-        let playing = Army::ALL.map(|a| pos.status[a] == ArmyStatus::Playing);
-        let count = playing.iter().filter(|&&p| p).count();
-        if count <= 1 {
-            let mut points = self.points;
-            let walking = Army::ALL
-                .iter()
-                .filter(|&&a| pos.status[a] == ArmyStatus::KingWalking)
-                .count() as i32;
-            if let Some(last) = (0..4).find(|&a| playing[a]) {
-                points[last] += 20 * walking;
-            }
-            return Some(standings(&points, root));
-        }
-        if count == 2 && self.rules.lead_ending == LeadEnding::Automatic {
-            let mut two = (0..4).filter(|&a| playing[a]);
-            let (a, b) = (two.next()?, two.next()?);
-            let (leader, other) = if self.points[a] >= self.points[b] {
-                (a, b)
-            } else {
-                (b, a)
-            };
-            let lead = self.points[leader];
-            let nobody_out_ahead = (0..4)
-                .filter(|&x| x != a && x != b)
-                .all(|x| self.points[x] <= lead);
-            if lead > self.points[other] + 20 && nobody_out_ahead {
-                return Some(standings(&self.points, root));
-            }
-        }
-        None
-    }
-
-    /// The value to `root` of a draw by rule now (Teams and Duo: nothing; free-for-all: +10 to
-    /// everyone still in, then points decide).
-    pub(crate) fn draw_value(&self, pos: &Position, root: Army) -> i32 {
-        if !self.ffa() {
-            return 0;
-        }
-        let mut points = self.points;
-        for a in Army::ALL {
-            if pos.status[a] == ArmyStatus::Playing {
-                points[a.index()] += 10;
-            }
-        }
-        standings(&points, root)
-    }
 }
 
 /// What a piece adds to its army's material: its value, and for a pawn its progress.
@@ -242,7 +261,8 @@ fn piece_value(pos: &Position, sq: Square, code: u8, promotion_rank: u8) -> i32 
 }
 
 /// The value to `root` of a finished free-for-all with these points.
-pub(crate) fn standings(points: &[i32; 4], root: Army) -> i32 {
+pub(crate) fn standings(points: &ByArmy<i32>, root: Army) -> i32 {
+    let points = &points.0;
     let r = root.index();
     let best_other = (0..4)
         .filter(|&a| a != r)
@@ -257,15 +277,5 @@ pub(crate) fn standings(points: &[i32; 4], root: Army) -> i32 {
     }
 }
 
-/// The army that moved last before `army`'s turn: the nearest before it in turn order that
-/// takes turns.
-fn last_mover(pos: &Position, army: Army) -> Option<Army> {
-    let mut a = army;
-    for _ in 0..3 {
-        a = Army::from_index((a.index() + 3) % 4).unwrap_or(a);
-        if pos.status[a].takes_turns() {
-            return Some(a);
-        }
-    }
-    None
-}
+#[cfg(test)]
+mod tests;

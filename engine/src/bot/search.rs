@@ -12,7 +12,8 @@
 //! resolved by a quiescence search over captures and promotions.
 
 use crate::army::{Army, ArmySet};
-use crate::game::{Seat, repetition_key};
+use crate::game::referee::{Before, Decision};
+use crate::game::{DrawReason, Seat, repetition_key};
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
 
@@ -20,7 +21,7 @@ use super::SearchOptions;
 use super::eval::Perspective;
 use super::limits::Budget;
 use super::ordering::{self, Heuristics, MAX_PLY, Scores};
-use super::rules_state::{GameState, MATE, MATE_BOUND};
+use super::rules_state::{GameState, MATE, MATE_BOUND, standings};
 use super::tt::{Bound, Table};
 
 /// How far the positional terms of the evaluation may plausibly move a material estimate:
@@ -92,6 +93,19 @@ impl<'a> Searcher<'a> {
         if self.maximizing(army) { v } else { -v }
     }
 
+    /// The value of the game ending as the referee decided, `ply` plies from the root.
+    #[inline]
+    fn decided(&self, decision: Decision, ply: usize) -> i32 {
+        match decision {
+            Decision::KingCaptured { by, .. } | Decision::Breakthrough { by } => {
+                self.win_for(by, ply)
+            }
+            Decision::Checkmated { army } => -self.win_for(army, ply),
+            Decision::Stalemated { .. } | Decision::Drawn(_) => 0,
+            Decision::Standings(_) => standings(&self.state.points, self.view.root),
+        }
+    }
+
     /// The repetition key of the current position `ply` plies from the root.
     #[inline]
     fn repetition_key(&self, ply: usize) -> u64 {
@@ -113,7 +127,7 @@ impl<'a> Searcher<'a> {
     fn table_key(&self) -> u64 {
         let mut key = self.pos.hash();
         if self.state.ffa() {
-            for (i, p) in self.state.points.iter().enumerate() {
+            for (i, p) in self.state.points.0.iter().enumerate() {
                 key ^= (*p as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15 >> i);
             }
         }
@@ -133,11 +147,6 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         let ffa = self.state.ffa();
-        if ffa {
-            if let Some(v) = self.state.ffa_finished(&self.pos, self.view.root) {
-                return v;
-            }
-        }
         let key = self.repetition_key(ply);
         if ply > 0 {
             let clock = self.pos.halfmove_clock();
@@ -147,8 +156,19 @@ impl<'a> Searcher<'a> {
                 && rules
                     .fifty_move_limit(self.pos.armies_taking_turns().len())
                     .is_some_and(|n| clock >= n);
-            if fifty || self.repeats(key) {
-                return self.state.draw_value(&self.pos, self.view.root);
+            if fifty {
+                return self.state.draw_value(
+                    &mut self.pos,
+                    self.view.root,
+                    DrawReason::FiftyMoves,
+                );
+            }
+            if self.repeats(key) {
+                return self.state.draw_value(
+                    &mut self.pos,
+                    self.view.root,
+                    DrawReason::Repetition,
+                );
             }
         }
         if ply >= MAX_PLY {
@@ -181,8 +201,9 @@ impl<'a> Searcher<'a> {
             }
             return self.win_for(side, ply);
         }
+        let before = self.state.before(&self.pos);
         if depth <= 0 {
-            return self.quiesce(&mut moves, ply, alpha, beta);
+            return self.quiesce(&mut moves, &before, ply, alpha, beta);
         }
 
         let tt_key = self.table_key();
@@ -243,9 +264,9 @@ impl<'a> Searcher<'a> {
             ordering::pick(&mut moves, &mut scores, i);
             let mv = moves[i];
             let quiet = ordering::is_quiet(&self.pos, mv);
-            let made = self.state.make(&mut self.pos, mv);
-            let score = if made.won {
-                self.win_for(side, ply + 1)
+            let made = self.state.make(&mut self.pos, mv, &before);
+            let score = if let Some(decision) = made.decision {
+                self.decided(decision, ply + 1)
             } else {
                 let reduce =
                     self.options.late_move_reductions && quiet && depth >= 3 && i >= 4 && ply > 0;
@@ -318,31 +339,32 @@ impl<'a> Searcher<'a> {
         })
     }
 
-    /// The side to move has no legal move: mate or stalemate as the rules say.
+    /// The side to move has no legal move: mate or stalemate as the referee decides. In
+    /// free-for-all the side is out and, unless that ends the game, the others play on.
     fn stuck(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
-        let side = self.pos.turn;
-        if self.state.ffa() {
-            // Out of the game, and the others play on.
-            let e = self.state.eliminate_stuck(&mut self.pos);
-            let v = self.node(depth, ply, alpha, beta);
-            self.state.restore(&mut self.pos, e);
-            return v;
-        }
-        if self.pos.is_check(side) {
-            // Mated: the other team wins.
-            -self.win_for(side, ply)
-        } else {
-            0
-        }
+        let stuck = self.state.no_legal_move(&mut self.pos);
+        let value = match stuck.decision {
+            Some(decision) => self.decided(decision, ply),
+            None => self.node(depth, ply, alpha, beta),
+        };
+        self.state.unstick(&mut self.pos, stuck);
+        value
     }
 
     /// Captures and promotions only, with the option to stand pat on the static value.
-    fn quiesce(&mut self, moves: &mut MoveList, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
+    fn quiesce(
+        &mut self,
+        moves: &mut MoveList,
+        before: &Before,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
         let side = self.pos.turn;
         let maximizing = self.maximizing(side);
         let estimate = self
             .view
-            .estimate(&self.pos, &self.state.material, &self.state.points);
+            .estimate(&self.pos, &self.state.material, &self.state.points.0);
         let far_outside = estimate - LAZY_MARGIN >= beta || estimate + LAZY_MARGIN <= alpha;
         let stand = if far_outside {
             estimate
@@ -372,9 +394,9 @@ impl<'a> Searcher<'a> {
         for i in 0..moves.len() {
             ordering::pick(moves, &mut scores, i);
             let mv = moves[i];
-            let made = self.state.make(&mut self.pos, mv);
-            let score = if made.won {
-                self.win_for(side, ply + 1)
+            let made = self.state.make(&mut self.pos, mv, before);
+            let score = if let Some(decision) = made.decision {
+                self.decided(decision, ply + 1)
             } else {
                 self.node(-1, ply + 1, alpha, beta)
             };
@@ -398,14 +420,15 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     pub(crate) fn evaluate(&self) -> i32 {
-        self.view.evaluate(&self.pos, &self.state.points)
+        self.view.evaluate(&self.pos, &self.state.points.0)
     }
 
     /// The principal variation from the table, starting with `first`.
     pub(crate) fn principal_variation(&mut self, first: Move, max: usize) -> Vec<Move> {
         let mut pv = vec![first];
         let mut made = Vec::new();
-        made.push(self.state.make(&mut self.pos, first));
+        let before = self.state.before(&self.pos);
+        made.push(self.state.make(&mut self.pos, first, &before));
         let mut seen = vec![self.pos.hash()];
         while pv.len() < max {
             let Some(mv) = self.tt.probe(self.table_key()).and_then(|h| h.mv) else {
@@ -414,11 +437,12 @@ impl<'a> Searcher<'a> {
             if !self.pos.legal_moves().contains(&mv) {
                 break;
             }
-            let m = self.state.make(&mut self.pos, mv);
-            let won = m.won;
+            let before = self.state.before(&self.pos);
+            let m = self.state.make(&mut self.pos, mv, &before);
+            let over = m.decision.is_some();
             made.push(m);
             pv.push(mv);
-            if won || seen.contains(&self.pos.hash()) {
+            if over || seen.contains(&self.pos.hash()) {
                 break;
             }
             seen.push(self.pos.hash());
@@ -433,18 +457,18 @@ impl<'a> Searcher<'a> {
     /// several good moves). Moves not reached before the budget ran out keep `None`.
     pub(crate) fn score_root_moves(&mut self, depth: i32) -> Vec<(Move, Option<i32>)> {
         let moves = self.root_moves.clone();
-        let side = self.pos.turn;
         let key = self.repetition_key(0);
         self.keys.push(key);
+        let before = self.state.before(&self.pos);
         let mut out = Vec::with_capacity(moves.len());
         for &mv in &moves {
             if self.budget.stopped {
                 out.push((mv, None));
                 continue;
             }
-            let made = self.state.make(&mut self.pos, mv);
-            let score = if made.won {
-                self.win_for(side, 1)
+            let made = self.state.make(&mut self.pos, mv, &before);
+            let score = if let Some(decision) = made.decision {
+                self.decided(decision, 1)
             } else {
                 self.node(depth - 1, 1, -INFINITY, INFINITY)
             };

@@ -8,6 +8,7 @@
 mod assess;
 mod event;
 mod outcome;
+pub(crate) mod referee;
 mod seat;
 
 use rand::{Rng, SeedableRng};
@@ -20,11 +21,9 @@ pub use seat::{Seat, Team};
 
 use crate::army::{Army, ArmySet, ByArmy};
 use crate::board::ArmyStatus;
-use crate::checks::KingAttackers;
 use crate::moves::{Move, MoveList};
-use crate::piece::Piece;
 use crate::position::{Position, PositionError};
-use crate::rules::{Format, LeadEnding, Resignation, RuleSet, RuleSetError};
+use crate::rules::{Format, Resignation, RuleSet, RuleSetError};
 use crate::setup::Setup;
 
 /// A game in progress or finished.
@@ -292,6 +291,12 @@ impl Game {
     /// Free-for-all points of every army.
     pub fn points(&self) -> ByArmy<i32> {
         self.points
+    }
+
+    /// For each army now mated (in check with no legal move) whose mate is not yet decided, the
+    /// player whose move made it so (who scores it in free-for-all).
+    pub fn mates_made_by(&self) -> ByArmy<Option<Army>> {
+        self.mate_made_by
     }
 
     /// Lifeline tokens left for `team`.
@@ -700,9 +705,14 @@ impl Game {
         let text = crate::notation::MoveText::begin(&self.position, &self.rules, mv);
         // The kings in check before the move, with their attackers: a move gives check only to
         // a king it attacks anew.
-        let checked_before = self.checked_armies();
-        let attacked_before = KingAttackers::of(&self.position, checked_before);
-        let mated_before = self.armies_mated_before(mover, checked_before);
+        let last_mover = self.last_ply().map(|ply| ply.army);
+        let before = referee::Before::of::<Vec<Consequence>>(
+            &self.rules,
+            &self.position,
+            mover,
+            self.checked_armies(),
+            last_mover,
+        );
         let undo = self.position.play_unchecked(mv);
         self.plies += 1;
         if self.rules.format == Format::Duo {
@@ -726,7 +736,7 @@ impl Game {
             changed,
             undo,
         };
-        self.settle_move(&mut ply, &attacked_before, mated_before);
+        self.settle_move(&mut ply, &before);
         self.keys.push(self.repetition_key());
         if self.outcome.is_none() {
             self.assess_draws(&mut ply.consequences);
@@ -768,12 +778,13 @@ impl Game {
     ) {
         let army = self.army_of(seat);
         let on_turn = self.position.turn() == army && !walks_now;
-        let leaving = assess::Leaving {
+        let leaving = referee::Leaving {
             king_walks: self.rules.resignation == Resignation::OutKingWalks,
             on_turn,
         };
         let mut consequences = Vec::new();
-        self.eliminate(army, reason, leaving, &mut consequences);
+        self.referee(&mut consequences)
+            .eliminate(army, reason, leaving);
         if on_turn && self.position.turn() == army {
             self.position.pass_turn();
         }
@@ -784,10 +795,14 @@ impl Game {
             self.draw_offer = None;
             self.outcome = Some(self.standings(FfaEnding::Draw(DrawReason::Agreement)));
         }
-        if self.outcome.is_none()
-            && !self.end_by_insufficient_material_on_leaving(army, &mut consequences)
-        {
-            self.check_free_for_all_end(&mut consequences);
+        if self.outcome.is_none() {
+            let mut referee = self.referee(&mut consequences);
+            let decision = referee
+                .end_by_insufficient_material_on_leaving(army)
+                .or_else(|| referee.free_for_all_end());
+            if let Some(decision) = decision {
+                self.decide(decision, None);
+            }
         }
         // The position changed (grey pieces, perhaps the army to move): it counts for repetition.
         self.keys.push(self.repetition_key());
@@ -831,29 +846,9 @@ impl Game {
         }
     }
 
-    /// In free-for-all with two players left: the one leading by more than 20 over the other with
-    /// nobody out ahead of them.
+    /// In free-for-all with two players left: the one who may claim the win.
     fn lead_leader(&self) -> Option<Army> {
-        let playing: Vec<Army> = Army::ALL
-            .into_iter()
-            .filter(|&a| self.position.status(a) == ArmyStatus::Playing)
-            .collect();
-        let [a, b] = playing[..] else { return None };
-        let (leader, other) = if self.points[a] >= self.points[b] {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        let lead = self.points[leader];
-        let nobody_out_ahead = Army::ALL
-            .into_iter()
-            .filter(|&x| x != a && x != b)
-            .all(|x| self.points[x] <= lead);
-        (lead > self.points[other] + 20 && nobody_out_ahead).then_some(leader)
-    }
-
-    fn lead_ends_automatically(&self) -> bool {
-        self.rules.lead_ending == LeadEnding::Automatic
+        referee::lead_leader(&self.position, &self.points)
     }
 }
 
@@ -884,19 +879,4 @@ fn changed_squares(pos: &Position, mv: Move) -> arrayvec::ArrayVec<crate::square
         }
     }
     squares
-}
-
-/// The free-for-all value of capturing `piece`.
-pub(crate) const fn capture_value(piece: Piece) -> i32 {
-    use crate::piece::Role::*;
-    if piece.promoted {
-        return 1;
-    }
-    match piece.role {
-        Pawn => 1,
-        Knight => 3,
-        Bishop | Rook => 5,
-        Queen => 9,
-        King => 20,
-    }
 }
