@@ -14,6 +14,18 @@ impl SeatSet {
     /// All four seats.
     pub const ALL: SeatSet = SeatSet(0b1111);
 
+    /// The set whose bit `s` is set for each seat `s` in it (bits above the fourth are ignored).
+    #[inline]
+    pub const fn from_bits(bits: u8) -> SeatSet {
+        SeatSet(bits & 0b1111)
+    }
+
+    /// The set as bits: bit `s` set for each seat `s` in it.
+    #[inline]
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
     /// The set holding just `seat` (empty if `seat` is not a seat, 0–3).
     #[inline]
     pub const fn single(seat: SeatIndex) -> SeatSet {
@@ -100,6 +112,8 @@ mod tests {
         assert_eq!(set.without(1).iter().collect::<Vec<_>>(), vec![3]);
         assert_eq!(SeatSet::EMPTY.with(7), SeatSet::EMPTY);
         assert_eq!(SeatSet::team_of(3), SeatSet::single(1).with(3));
+        assert_eq!(SeatSet::from_bits(set.bits()), set);
+        assert_eq!(SeatSet::from_bits(0xff), SeatSet::ALL);
         assert!(set.meets(SeatSet::single(1)) && !set.meets(SeatSet::single(2)));
         assert_eq!(set.moved([3, 0, 1, 2]), SeatSet::single(0).with(2));
     }
