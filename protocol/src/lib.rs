@@ -23,7 +23,7 @@ pub use client::{ClientMessage, Request};
 pub use error::ErrorCode;
 pub use http::{CreateRoomResponse, ErrorBody, RoomInfo};
 pub use seat::{SeatIndex, SeatSet};
-pub use server::{Event, ServerMessage};
+pub use server::{Event, GameChange, ServerMessage};
 pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
 pub use views::{
     ArmyState, ChatChannel, ChatLine, Clock, GameResult, GameStatus, GameView, LegalMoves,

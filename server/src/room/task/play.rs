@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use fourkings_engine::bot::SearchRoot;
 use fourkings_engine::{Format, Game, Move, Seat};
-use fourkings_protocol::{CpuLevel, Event, SeatIndex};
+use fourkings_protocol::{CpuLevel, Event, GameChange, SeatIndex};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -44,13 +44,9 @@ impl Room {
     }
 
     /// Announces a change to the game that was not a move.
-    fn game_changed(&mut self, what: &str, seat: SeatIndex) {
+    fn game_changed(&mut self, what: GameChange, seat: SeatIndex) {
         let game = self.game_view().expect("a game is running");
-        self.emit(Event::GameChanged {
-            what: what.to_owned(),
-            seat,
-            game,
-        });
+        self.emit(Event::GameChanged { what, seat, game });
     }
 
     pub(super) fn play_move(
@@ -107,7 +103,7 @@ impl Room {
         let asked = self.driver.game().and_then(Game::resignation_request) == Some(who);
         let partner_seat = partner.index() as SeatIndex;
         let what = if !asked {
-            "resigned"
+            GameChange::Resigned
         } else if matches!(self.seating.slot(partner_seat), SeatSlot::Cpu { .. }) {
             // A CPU partner agrees at once: it stands in for a person who would be asked. The
             // request was just made, so the answer cannot be refused.
@@ -115,9 +111,9 @@ impl Room {
                 seat: partner_seat,
                 accept: true,
             });
-            "resigned"
+            GameChange::Resigned
         } else {
-            "resignation_requested"
+            GameChange::ResignationRequested
         };
         self.game_changed(what, seat);
         self.advance();
@@ -136,9 +132,9 @@ impl Room {
         self.commit_game(GameAction::AnswerResignation { seat, accept })?;
         let requester = requester.map_or(seat, |s| s.index() as SeatIndex);
         let what = if accept {
-            "resigned"
+            GameChange::Resigned
         } else {
-            "resignation_declined"
+            GameChange::ResignationDeclined
         };
         self.game_changed(what, requester);
         self.advance();
@@ -167,7 +163,7 @@ impl Room {
         self.seat_in_game(conn, seat, token)?;
         if !accept {
             self.commit_game(GameAction::DeclineDraw { seat })?;
-            self.game_changed("draw_declined", seat);
+            self.game_changed(GameChange::DrawDeclined, seat);
             return Ok(Ack::default());
         }
         self.commit_game(GameAction::AcceptDraw { seat })?;
@@ -201,13 +197,13 @@ impl Room {
         }
         if let Some(cpu) = declined {
             // The offer was announced (or agreed to) before the CPU said no.
-            self.game_changed("draw_offered", seat);
-            self.game_changed("draw_declined", cpu);
+            self.game_changed(GameChange::DrawOffered, seat);
+            self.game_changed(GameChange::DrawDeclined, cpu);
         } else {
             let what = if self.driver.is_over() {
-                "draw_agreed"
+                GameChange::DrawAgreed
             } else {
-                "draw_offered"
+                GameChange::DrawOffered
             };
             self.game_changed(what, seat);
         }
@@ -223,7 +219,7 @@ impl Room {
         self.seat_in_game(conn, seat, token)?;
         self.commit_game(GameAction::TakeBack { seat })?;
         // A CPU's result for the ply just undone is stale now; a new one will be asked for.
-        self.game_changed("taken_back", seat);
+        self.game_changed(GameChange::TakenBack, seat);
         self.advance();
         Ok(Ack::default())
     }
@@ -248,7 +244,7 @@ impl Room {
         } else {
             self.commit_game(GameAction::ClaimWin { seat })?;
         }
-        self.game_changed("win_claimed", seat);
+        self.game_changed(GameChange::WinClaimed, seat);
         self.advance();
         Ok(Ack::default())
     }
@@ -264,7 +260,7 @@ impl Room {
         };
         if self.driver.bank_empty(now) {
             if self.commit_game(GameAction::TimeOut { seat }).is_ok() {
-                self.game_changed("timed_out", seat);
+                self.game_changed(GameChange::TimedOut, seat);
                 self.advance();
             }
         } else if self.driver.turn_deadline().is_some_and(|d| d <= now)
