@@ -4,6 +4,8 @@
 use fourkings_engine::game::GameError;
 use fourkings_protocol::ErrorCode;
 
+use super::rules::SettingsError;
+
 /// A request the room refused, with what the client is told.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Refusal {
@@ -38,8 +40,8 @@ pub(crate) enum Refusal {
     #[error("{0}")]
     SeatEmpty(&'static str),
     /// Settings that no game can be played with.
-    #[error("{0}")]
-    InvalidSettings(String),
+    #[error(transparent)]
+    InvalidSettings(#[from] SettingsError),
     /// A game request before the first game.
     #[error("the game has not started")]
     NotStarted,

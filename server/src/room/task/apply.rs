@@ -9,7 +9,7 @@ use super::Room;
 use crate::room::observe::log_record;
 use crate::room::record::{GameAction, Record, StoredAbsence};
 use crate::room::refusal::Refusal;
-use crate::room::rules;
+use crate::room::rules::{self, SettingsError};
 use crate::room::seating::SeatSlot;
 use crate::room::session::Session;
 
@@ -109,9 +109,9 @@ impl Room {
 
     /// A new game with the current seats and settings.
     fn begin_game(&mut self, seed: u64, first_seat: SeatIndex) -> Result<(), Refusal> {
-        let rules = rules::rule_set(&self.settings).map_err(Refusal::InvalidSettings)?;
+        let rules = rules::rule_set(&self.settings)?;
         let game = Game::starting_at(rules, Seat::ALL[usize::from(first_seat & 3)], seed)
-            .map_err(|e| Refusal::InvalidSettings(e.to_string()))?;
+            .map_err(SettingsError::from)?;
         let config = &self.context.config;
         let turn_limit = (self.settings.turn_limit > 0)
             .then(|| config.game_time(u64::from(self.settings.turn_limit)));

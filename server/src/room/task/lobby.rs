@@ -87,7 +87,7 @@ impl Room {
     ) -> Result<Ack, Refusal> {
         self.seating.check_host(host_token)?;
         self.in_lobby()?;
-        let settings = rules::apply(&self.settings, patch).map_err(Refusal::InvalidSettings)?;
+        let settings = rules::apply(&self.settings, patch)?;
         if settings != self.settings {
             self.commit(Record::Settings {
                 settings: settings.clone(),
@@ -184,7 +184,7 @@ impl Room {
     pub(super) fn start(&mut self, host_token: &str) -> Result<Ack, Refusal> {
         self.seating.check_host(host_token)?;
         self.in_lobby()?;
-        rules::rule_set(&self.settings).map_err(Refusal::InvalidSettings)?;
+        rules::rule_set(&self.settings)?;
         let level = self.settings.cpu_level;
         for seat in 0..4u8 {
             if matches!(self.seating.slot(seat), SeatSlot::Empty) {
