@@ -248,7 +248,7 @@ async fn archived_game(State(state): State<AppState>, Path(file): Path<String>) 
         Ok(Some(game)) => game,
         Ok(None) => return missing(),
         Err(e) => {
-            tracing::error!(error = %e, "reading the archive");
+            tracing::error!(error = %crate::storage::Chain(&e), "reading the archive");
             return error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::Internal,

@@ -127,7 +127,7 @@ impl Server {
             Box::new(
                 tokio::task::spawn_blocking(move || SqliteStorage::open(&path, sync))
                     .await
-                    .map_err(|e| StorageError::Database(e.to_string()))??,
+                    .map_err(StorageError::database)??,
             )
         };
         Server::start_with_storage(config, strategy, store).await

@@ -20,20 +20,106 @@ use thiserror::Error;
 /// What went wrong with storage.
 #[derive(Debug, Error)]
 pub enum StorageError {
-    /// The database file could not be opened or used; says which file and why.
-    #[error("database {path}: {problem}")]
+    /// The database file could not be opened or used: which file, what is wrong with it, and
+    /// what the system or SQLite said, if it said anything.
+    #[error("database {path} {problem}")]
     File {
         /// The file.
         path: String,
         /// What is wrong with it.
-        problem: String,
+        problem: FileProblem,
+        /// What the system or the database library reported.
+        #[source]
+        cause: Option<Cause>,
     },
     /// A database operation failed.
-    #[error("database error: {0}")]
-    Database(String),
-    /// Stored data could not be read back.
-    #[error("stored data is unreadable: {0}")]
-    Data(String),
+    #[error("database error")]
+    Database(#[source] Cause),
+    /// The storage thread has stopped (it was asked to, or it panicked).
+    #[error("the storage thread has stopped")]
+    Stopped,
+}
+
+/// What a storage error's source is: the system's or the database library's own error.
+pub type Cause = Box<dyn std::error::Error + Send + std::marker::Sync>;
+
+/// What is wrong with a database file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FileProblem {
+    /// The path names a directory or another kind of file.
+    #[error("is not a file")]
+    NotAFile,
+    /// The file or its metadata cannot be read.
+    #[error("cannot be read")]
+    Unreadable,
+    /// The server may not write the file.
+    #[error("is read-only: the server must be able to write it")]
+    ReadOnly,
+    /// The file is shorter than its header says, or than a header.
+    #[error("is truncated ({len} bytes, shorter than {expected})")]
+    Truncated {
+        /// The file's length.
+        len: u64,
+        /// What it should be at least: "a database header", or the length its header records.
+        expected: String,
+    },
+    /// SQLite cannot open the file.
+    #[error("cannot be opened")]
+    CannotOpen,
+    /// The file is not a SQLite database.
+    #[error("is not a usable SQLite database")]
+    NotSqlite,
+    /// The database is damaged.
+    #[error("is damaged")]
+    Damaged,
+    /// A newer build wrote the file.
+    #[error(
+        "was written by a newer version of Four Kings (schema {found}; this build knows up to {known})"
+    )]
+    Newer {
+        /// The file's schema version.
+        found: i64,
+        /// The newest this build knows.
+        known: usize,
+    },
+    /// A SQLite database of another program.
+    #[error("is a SQLite database of something else, not Four Kings")]
+    Foreign,
+    /// The journal cannot be put in write-ahead mode.
+    #[error("cannot use WAL mode (got {0})")]
+    NoWal(String),
+    /// A write to the file fails.
+    #[error("cannot be written")]
+    Unwritable,
+    /// A migration of the schema fails.
+    #[error("migration {0} failed")]
+    Migration(usize),
+    /// Setting the file up fails otherwise.
+    #[error("cannot be set up")]
+    Setup,
+}
+
+impl StorageError {
+    /// A failed database operation, from the library's error.
+    pub fn database(cause: impl Into<Cause>) -> StorageError {
+        StorageError::Database(cause.into())
+    }
+}
+
+/// An error with its sources, one after the other (`error: source: its source`), for log lines
+/// (which show an error's own message only).
+pub struct Chain<'a>(pub &'a dyn std::error::Error);
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(error) = source {
+            write!(f, ": {error}")?;
+            source = error.source();
+        }
+        Ok(())
+    }
 }
 
 /// A finished game in the archive.

@@ -7,7 +7,15 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use super::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
+use super::{ArchivedGame, Cause, FileProblem, Loaded, RoomLog, Storage, StorageError, Write};
+
+/// What is wrong with a file, and what reported it.
+type Unusable = (FileProblem, Option<Cause>);
+
+/// `problem`, as `cause` reported it.
+fn because(problem: FileProblem, cause: impl Into<Cause>) -> Unusable {
+    (problem, Some(cause.into()))
+}
 
 /// The schema, one migration per version: migration `i` takes the file from version `i` to
 /// `i + 1`. Never edit one that has shipped; add the next.
@@ -91,30 +99,30 @@ impl SqliteStorage {
     /// database this build understands, and bringing its schema up to date.
     pub fn open(path: &Path, sync: Sync) -> Result<SqliteStorage, StorageError> {
         let name = path.display().to_string();
-        let file_error = |problem: String| StorageError::File {
+        let file_error = |(problem, cause): Unusable| StorageError::File {
             path: name.clone(),
             problem,
+            cause,
         };
         let exists = path.exists();
         if exists {
-            let meta = std::fs::metadata(path).map_err(|e| file_error(e.to_string()))?;
+            let meta = std::fs::metadata(path)
+                .map_err(|e| file_error((FileProblem::Unreadable, Some(e.into()))))?;
             if !meta.is_file() {
-                return Err(file_error("is not a file".into()));
+                return Err(file_error((FileProblem::NotAFile, None)));
             }
             check_length(path, meta.len()).map_err(file_error)?;
             if meta.permissions().readonly()
                 || std::fs::OpenOptions::new().write(true).open(path).is_err()
             {
-                return Err(file_error(
-                    "is read-only: the server must be able to write it".into(),
-                ));
+                return Err(file_error((FileProblem::ReadOnly, None)));
             }
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let connection =
-            Connection::open_with_flags(path, flags).map_err(|e| file_error(e.to_string()))?;
+        let connection = Connection::open_with_flags(path, flags)
+            .map_err(|e| file_error(because(FileProblem::CannotOpen, e)))?;
         let mut storage = SqliteStorage {
             connection,
             path: path.to_owned(),
@@ -124,58 +132,64 @@ impl SqliteStorage {
         storage.check(exists).map_err(file_error)?;
         storage.configure(sync).map_err(file_error)?;
         storage.migrate().map_err(file_error)?;
-        storage
-            .purge_closed()
-            .map_err(|e| file_error(e.to_string()))?;
+        storage.purge_closed().map_err(|e| StorageError::File {
+            path: name.clone(),
+            problem: FileProblem::Setup,
+            cause: Some(e.into()),
+        })?;
         Ok(storage)
     }
 
     /// Refuses a file that is not a database, is damaged, or comes from a newer build.
-    fn check(&self, existed: bool) -> Result<(), String> {
+    fn check(&self, existed: bool) -> Result<(), Unusable> {
         let version: i64 = self
             .connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))
             .map_err(|e| match e.sqlite_error_code() {
-                Some(rusqlite::ErrorCode::DatabaseCorrupt) => format!("is damaged ({e})"),
-                _ => format!("is not a usable SQLite database ({e})"),
+                Some(rusqlite::ErrorCode::DatabaseCorrupt) => because(FileProblem::Damaged, e),
+                _ => because(FileProblem::NotSqlite, e),
             })?;
         if version > MIGRATIONS.len() as i64 {
-            return Err(format!(
-                "was written by a newer version of Four Kings (schema {version}; this build knows up to {})",
-                MIGRATIONS.len()
+            let known = MIGRATIONS.len();
+            return Err((
+                FileProblem::Newer {
+                    found: version,
+                    known,
+                },
+                None,
             ));
         }
         if existed {
             let verdict: String = self
                 .connection
                 .query_row("PRAGMA quick_check", [], |row| row.get(0))
-                .map_err(|e| format!("is damaged ({e})"))?;
+                .map_err(|e| because(FileProblem::Damaged, e))?;
             if verdict != "ok" {
-                return Err(format!("is damaged ({verdict})"));
+                return Err((FileProblem::Damaged, Some(verdict.into())));
             }
             if version == 0 && self.has_tables()? {
-                return Err("is a SQLite database of something else, not Four Kings".into());
+                return Err((FileProblem::Foreign, None));
             }
         }
         Ok(())
     }
 
-    fn has_tables(&self) -> Result<bool, String> {
+    fn has_tables(&self) -> Result<bool, Unusable> {
         self.connection
             .query_row("SELECT count(*) FROM sqlite_master", [], |row| {
                 row.get::<_, i64>(0)
             })
             .map(|n| n > 0)
-            .map_err(|e| e.to_string())
+            .map_err(|e| because(FileProblem::NotSqlite, e))
     }
 
-    fn configure(&self, sync: Sync) -> Result<(), String> {
+    fn configure(&self, sync: Sync) -> Result<(), Unusable> {
         let mode: String = self
             .connection
             .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| because(FileProblem::Setup, e))?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(format!("cannot use WAL mode (got {mode})"));
+            return Err((FileProblem::NoWal(mode), None));
         }
         let synchronous = match sync {
             Sync::Full => "FULL",
@@ -185,19 +199,19 @@ impl SqliteStorage {
             .execute_batch(&format!(
                 "PRAGMA synchronous = {synchronous}; PRAGMA foreign_keys = ON;"
             ))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| because(FileProblem::Setup, e))?;
         // A write proves the file and its directory (for the WAL) are writable.
         self.connection
             .execute_batch("BEGIN IMMEDIATE; ROLLBACK;")
-            .map_err(|e| format!("cannot be written ({e})"))
+            .map_err(|e| because(FileProblem::Unwritable, e))
     }
 
     /// Applies the migrations the file has not had, each in its own transaction.
-    fn migrate(&self) -> Result<(), String> {
+    fn migrate(&self) -> Result<(), Unusable> {
         let version: usize = self
             .connection
             .query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))
-            .map_err(|e| e.to_string())? as usize;
+            .map_err(|e| because(FileProblem::Setup, e))? as usize;
         for (i, migration) in MIGRATIONS.iter().enumerate().skip(version) {
             let sql = format!(
                 "BEGIN; {migration}; PRAGMA user_version = {}; COMMIT;",
@@ -205,7 +219,7 @@ impl SqliteStorage {
             );
             self.connection
                 .execute_batch(&sql)
-                .map_err(|e| format!("migration {} failed: {e}", i + 1))?;
+                .map_err(|e| because(FileProblem::Migration(i + 1), e))?;
         }
         Ok(())
     }
@@ -227,7 +241,7 @@ impl SqliteStorage {
     // Taken by value so that it reads `map_err(Self::db)`.
     #[allow(clippy::needless_pass_by_value)]
     fn db(e: rusqlite::Error) -> StorageError {
-        StorageError::Database(e.to_string())
+        StorageError::database(e)
     }
 }
 
@@ -390,15 +404,19 @@ impl Storage for SqliteStorage {
 /// Refuses a database file cut short, which SQLite itself may take for an empty database (and
 /// then write a fresh schema over). The header's page count is trusted only when SQLite marks it
 /// valid, and only when no write-ahead log holds pages still to be copied into the file.
-fn check_length(path: &Path, len: u64) -> Result<(), String> {
+fn check_length(path: &Path, len: u64) -> Result<(), Unusable> {
     const MAGIC: &[u8] = b"SQLite format 3\0";
     let mut header = [0u8; 100];
     let read = {
         use std::io::Read;
-        let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let mut file =
+            std::fs::File::open(path).map_err(|e| because(FileProblem::Unreadable, e))?;
         let mut read = 0;
         while read < header.len() {
-            match file.read(&mut header[read..]).map_err(|e| e.to_string())? {
+            match file
+                .read(&mut header[read..])
+                .map_err(|e| because(FileProblem::Unreadable, e))?
+            {
                 0 => break,
                 n => read += n,
             }
@@ -410,9 +428,8 @@ fn check_length(path: &Path, len: u64) -> Result<(), String> {
         return Ok(());
     }
     if read < header.len() {
-        return Err(format!(
-            "is truncated ({len} bytes, shorter than a database header)"
-        ));
+        let expected = "a database header".to_owned();
+        return Err((FileProblem::Truncated { len, expected }, None));
     }
     let wal = PathBuf::from(format!("{}-wal", path.display()));
     if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
@@ -428,10 +445,8 @@ fn check_length(path: &Path, len: u64) -> Result<(), String> {
     let pages = u64::from(word(28));
     let valid = pages > 0 && word(24) == word(92);
     if valid && len < pages * page_size {
-        return Err(format!(
-            "is truncated ({len} bytes of the {} its header records)",
-            pages * page_size
-        ));
+        let expected = format!("the {} bytes its header records", pages * page_size);
+        return Err((FileProblem::Truncated { len, expected }, None));
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{ArchivedGame, Storage, StorageError, Write};
+use super::{ArchivedGame, Chain, Storage, StorageError, Write};
 use crate::metrics::Metrics;
 
 /// How often the writer stamps the database with "alive", even with nothing else to write.
@@ -117,7 +117,7 @@ impl StorageHandle {
                 // logged rather than allowed to hold the room back forever.
                 if let Err(error) = storage.write(writes) {
                     metrics.storage_errors.inc();
-                    tracing::error!(%error, "storage write failed");
+                    tracing::error!(error = %Chain(&error), "storage write failed");
                 }
                 metrics.storage_commit(writes.len(), began.elapsed());
                 // The vector stays with its room for the next writes: a room writes for every
@@ -147,13 +147,9 @@ impl StorageHandle {
             })
             .is_err()
         {
-            return Err(StorageError::Database(
-                "the storage thread has stopped".into(),
-            ));
+            return Err(StorageError::Stopped);
         }
-        answer
-            .await
-            .map_err(|_| StorageError::Database("the storage thread has stopped".into()))?
+        answer.await.map_err(|_| StorageError::Stopped)?
     }
 
     /// Whether the storage still takes writes (a writer thread stops only when asked, or if it
@@ -223,7 +219,7 @@ fn run(mut storage: Box<dyn Storage>, rx: &std_mpsc::Receiver<Request>, metrics:
             let began = Instant::now();
             while let Err(error) = storage.write(&writes) {
                 metrics.storage_errors.inc();
-                tracing::error!(%error, "storage write failed; retrying");
+                tracing::error!(error = %Chain(&error), "storage write failed; retrying");
                 std::thread::sleep(Duration::from_millis(500));
             }
             metrics.storage_commit(writes.len(), began.elapsed());
@@ -235,7 +231,7 @@ fn run(mut storage: Box<dyn Storage>, rx: &std_mpsc::Receiver<Request>, metrics:
         if last_maintained.elapsed() >= ALIVE_EVERY {
             last_maintained = Instant::now();
             if let Err(error) = storage.maintain() {
-                tracing::warn!(%error, "storage housekeeping failed; will try again");
+                tracing::warn!(error = %Chain(&error), "storage housekeeping failed; will try again");
             }
         }
         if let Some(done) = stop {
