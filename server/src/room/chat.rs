@@ -12,6 +12,23 @@ use super::record::Record;
 use super::state::{Ack, Audience, Reject, Room, SeatSlot, reject};
 use crate::connection::ConnId;
 
+/// Why the team channel is closed, or `None` while partners may write in it: free-for-all has no
+/// teams, and silent partners keep quiet once the game has started. Clients are told the same
+/// decision (`team_chat` in the protocol's rules view) rather than working it out themselves.
+pub(super) fn team_chat_refusal(
+    format: Format,
+    silent_partners: bool,
+    started: bool,
+) -> Option<&'static str> {
+    if format == Format::FreeForAll {
+        Some("free-for-all has no teams")
+    } else if silent_partners && started {
+        Some("silent partners: no team chat after the start")
+    } else {
+        None
+    }
+}
+
 impl Room {
     pub(super) fn write_chat(
         &mut self,
@@ -53,14 +70,10 @@ impl Room {
             }
         };
         if channel == ChatChannel::Team {
-            if self.format() == Format::FreeForAll {
-                return reject(ErrorCode::NotAllowed, "free-for-all has no teams");
-            }
-            if self.settings.silent_partners && self.game.is_some() {
-                return reject(
-                    ErrorCode::NotAllowed,
-                    "silent partners: no team chat after the start",
-                );
+            let started = self.game.is_some();
+            if let Some(why) = team_chat_refusal(self.format(), self.settings.silent_partners, started)
+            {
+                return reject(ErrorCode::NotAllowed, why);
             }
         }
         self.take_chat_allowance(conn)?;

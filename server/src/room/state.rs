@@ -760,6 +760,7 @@ impl Room {
             self.game_id(),
             clock,
             self.first_seat,
+            self.settings.silent_partners,
         ))
     }
 
@@ -794,6 +795,7 @@ impl Room {
                 .map(|(_, l)| l.clone())
                 .collect(),
             session: self.session.as_ref().map(|s| s.view(self)),
+            rules: views::room_rules(&self.settings, self.game.is_some()),
         }
     }
 
