@@ -206,8 +206,9 @@ pub enum ClaimRule {
 
 /// What the room's rules let its players do, as the server decides it from the settings and the
 /// engine's rule set. Clients offer what this says instead of working it out from the preset's
-/// name, so that a rule has one home. Servers before this existed sent none; it then reads as
-/// Teams with nothing optional (no team chat, takebacks or claim).
+/// name, so that each rule has one home. It is in every snapshot, every `settings_changed` and
+/// every game view. A message from a server that predates it reads as the default: Teams, the team
+/// losing on a resignation, and nothing optional (no team chat, takebacks or claim).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RulesView {
@@ -218,7 +219,8 @@ pub struct RulesView {
     /// Whether players may write in the team channel now: never in free-for-all, and not after
     /// the start under silent partners (the server refuses it with `not_allowed` exactly then).
     pub team_chat: bool,
-    /// Takebacks each team has for a game: 2 with the lifelines twist, 0 when `take_back` is off.
+    /// Takebacks (`take_back`) each team has for a game: 2 with the lifelines twist, else 0 (and
+    /// `take_back` is refused with `not_allowed`). What is left is the game's `lifelines`.
     pub takebacks: u8,
     /// How the win may be claimed, if it may.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -73,8 +73,16 @@ mod tests {
             .iter()
             .filter(|n| *n != "index.html" && !n.starts_with("assets/"))
             .collect();
-        assert!(others.is_empty(), "embedded beyond the page and assets/: {others:?}");
-        for tool in ["package.json", "README.md", "eslint.config.js", "tsconfig.json"] {
+        assert!(
+            others.is_empty(),
+            "embedded beyond the page and assets/: {others:?}"
+        );
+        for tool in [
+            "package.json",
+            "README.md",
+            "eslint.config.js",
+            "tsconfig.json",
+        ] {
             assert!(Assets::get(tool).is_none(), "{tool} is embedded");
         }
     }

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use fourkings_engine::Format;
 use fourkings_protocol::{ChatChannel, ChatLine, ErrorCode, Event, SeatIndex};
 use tokio::time::Instant;
 
@@ -11,23 +10,7 @@ use super::clock::now_ms;
 use super::record::Record;
 use super::state::{Ack, Audience, Reject, Room, SeatSlot, reject};
 use crate::connection::ConnId;
-
-/// Why the team channel is closed, or `None` while partners may write in it: free-for-all has no
-/// teams, and silent partners keep quiet once the game has started. Clients are told the same
-/// decision (`team_chat` in the protocol's rules view) rather than working it out themselves.
-pub(super) fn team_chat_refusal(
-    format: Format,
-    silent_partners: bool,
-    started: bool,
-) -> Option<&'static str> {
-    if format == Format::FreeForAll {
-        Some("free-for-all has no teams")
-    } else if silent_partners && started {
-        Some("silent partners: no team chat after the start")
-    } else {
-        None
-    }
-}
+use crate::rules_view;
 
 impl Room {
     pub(super) fn write_chat(
@@ -71,8 +54,8 @@ impl Room {
         };
         if channel == ChatChannel::Team {
             let started = self.game.is_some();
-            if let Some(why) = team_chat_refusal(self.format(), self.settings.silent_partners, started)
-            {
+            let silent = self.settings.silent_partners;
+            if let Some(why) = rules_view::team_chat_refusal(self.format(), silent, started) {
                 return reject(ErrorCode::NotAllowed, why);
             }
         }

@@ -3,7 +3,7 @@
 use fourkings_protocol::{CpuLevel, ErrorCode, Event, SeatIndex, SettingsPatch};
 
 use super::record::{Record, StoredSlot};
-use super::{rules, views};
+use super::rules;
 use super::state::{Ack, Audience, Reject, Room, SeatSlot, reject};
 use crate::connection::ConnId;
 
@@ -103,7 +103,7 @@ impl Room {
             self.commit(Record::Settings {
                 settings: settings.clone(),
             })?;
-            let rules = views::room_rules(&settings, false);
+            let rules = crate::rules_view::room_rules(&settings, false);
             self.emit(Event::SettingsChanged { settings, rules });
         }
         Ok(Ack::default())

@@ -795,7 +795,7 @@ impl Room {
                 .map(|(_, l)| l.clone())
                 .collect(),
             session: self.session.as_ref().map(|s| s.view(self)),
-            rules: views::room_rules(&self.settings, self.game.is_some()),
+            rules: crate::rules_view::room_rules(&self.settings, self.game.is_some()),
         }
     }
 

@@ -4,17 +4,11 @@ use std::collections::BTreeMap;
 
 use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_fen4};
-use fourkings_engine::{
-    Army, ArmyStatus, Format, Game, LeadEnding, Move, Outcome, Piece, Preset, Resignation,
-    RuleSet, Seat, Square,
-};
-use fourkings_protocol::{
-    ArmyState, ClaimRule, Clock, GameFormat, GameResult, GameView, LegalMoves, ResignationRule,
-    RulesView, SeatIndex, Settings,
-};
-
-use super::chat::team_chat_refusal;
+use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Seat, Square};
+use fourkings_protocol::{ArmyState, Clock, GameResult, GameView, LegalMoves, SeatIndex};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use crate::rules_view::rules_view;
 
 /// The label of a seat: the army on the cross board, W1/B1/W2/B2 in Duo.
 pub(crate) fn seat_label(format: Format, seat: SeatIndex) -> String {
@@ -191,40 +185,6 @@ fn draw_reason(reason: DrawReason) -> &'static str {
         DrawReason::DeadPosition => "dead_position",
         DrawReason::MoveLimit => "move_limit",
     }
-}
-
-/// What `rules` let players do; `started` closes team chat under silent partners, a room setting
-/// that the engine's rule set does not hold.
-fn rules_view(rules: &RuleSet, silent_partners: bool, started: bool) -> RulesView {
-    RulesView {
-        format: match rules.format {
-            Format::Teams => GameFormat::Teams,
-            Format::FreeForAll => GameFormat::FreeForAll,
-            Format::Duo => GameFormat::Duo,
-        },
-        resignation: match rules.resignation {
-            Resignation::TeamLoses => ResignationRule::TeamLoses,
-            Resignation::PartnerConsent => ResignationRule::PartnerConsent,
-            Resignation::Out => ResignationRule::Out,
-            Resignation::OutKingWalks => ResignationRule::OutKingWalks,
-        },
-        team_chat: team_chat_refusal(rules.format, silent_partners, started).is_none(),
-        takebacks: rules.lifelines,
-        // As `Room::claim_win` decides: the engine's claim in free-for-all, the server's
-        // absence rule in Duo.
-        claim: match rules.format {
-            Format::FreeForAll => (rules.lead_ending == LeadEnding::Claim).then_some(ClaimRule::Lead),
-            Format::Duo => Some(ClaimRule::Abandonment),
-            Format::Teams => None,
-        },
-    }
-}
-
-/// What a room's settings let players do, before the start (`started` false) or during a game.
-pub(crate) fn room_rules(settings: &Settings, started: bool) -> RulesView {
-    // A room's settings were validated when they were set; the fallback is never taken.
-    let rules = super::rules::rule_set(settings).unwrap_or_else(|_| Preset::Teams.rules());
-    rules_view(&rules, settings.silent_partners, started)
 }
 
 /// The whole game, with its id and clocks; `silent_partners` is the room's setting.
