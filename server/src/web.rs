@@ -8,8 +8,9 @@ use axum::response::{IntoResponse, Response};
 use rust_embed::Embed;
 
 /// The files of `web-client/` that the browser loads: the page and `assets/`. Only these: the
-/// folder also holds the client's development tools (`package.json`, the type and lint
-/// configuration, `node_modules/` once installed), which are neither served nor built in.
+/// folder also holds the README's screenshot and the client's development tools
+/// (`package.json`, the type and lint configuration, `node_modules/` once installed), which are
+/// neither served nor built in.
 #[derive(Embed)]
 #[folder = "../web-client/"]
 #[include = "index.html"]
@@ -82,6 +83,7 @@ mod tests {
             "README.md",
             "eslint.config.js",
             "tsconfig.json",
+            "screenshot.png",
         ] {
             assert!(Assets::get(tool).is_none(), "{tool} is embedded");
         }
