@@ -2,7 +2,6 @@
 //! by the events it caused.
 
 use fourkings_protocol::{ClientMessage, SeatIndex, SeatSet, ServerMessage};
-use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::Room;
 use crate::connection::ConnId;
@@ -77,17 +76,9 @@ impl Room {
             }
         };
         if is_move {
-            let frame = match answer {
-                ServerMessage::Ack {
-                    req,
-                    seat_token: None,
-                    seats: None,
-                    host: None,
-                } => plain_ack(req),
-                _ => encode(&answer),
-            };
             let needs = self.events.version();
-            self.delivery.answer_move(conn, frame, received, needs);
+            self.delivery
+                .answer_move(conn, encode(&answer), received, needs);
         } else {
             self.send_to(conn, &answer);
         }
@@ -235,35 +226,5 @@ impl Room {
         self.seating.check_token(seat, token)?;
         self.seat_proven(conn, seat);
         Ok(())
-    }
-}
-
-/// `{"type":"ack","req":…}`, written directly: every move is answered with it, and it is the
-/// same as serialising [`ServerMessage::Ack`] with no other field (a test checks it).
-fn plain_ack(req: u64) -> Utf8Bytes {
-    let mut numbers = itoa::Buffer::new();
-    let req = numbers.format(req);
-    let mut text = String::with_capacity(24 + req.len());
-    text.push_str(r#"{"type":"ack","req":"#);
-    text.push_str(req);
-    text.push('}');
-    Utf8Bytes::from(text)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_plain_ack_is_what_serde_writes() {
-        for req in [0, 1, 9, 10, 12_345, u64::from(u32::MAX), u64::MAX] {
-            let serde = encode(&ServerMessage::Ack {
-                req,
-                seat_token: None,
-                seats: None,
-                host: None,
-            });
-            assert_eq!(plain_ack(req), serde);
-        }
     }
 }
