@@ -26,8 +26,9 @@ pub use seat::{SeatIndex, SeatSet};
 pub use server::{Event, GameChange, ServerMessage};
 pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
 pub use views::{
-    ArmyState, ChatChannel, ChatLine, Clock, GameResult, GameStatus, GameView, LegalMoves,
-    MovedEvent, Occupant, Presence, SeatView, SessionPoints, SessionView, Snapshot,
+    ArmyState, ChatChannel, ChatLine, ClaimRule, Clock, GameFormat, GameResult, GameStatus,
+    GameView, LegalMoves, MovedEvent, Occupant, Presence, ResignationRule, RulesView, SeatView,
+    SessionPoints, SessionView, Snapshot,
 };
 
 /// The protocol version a client and the server must agree on.

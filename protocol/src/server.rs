@@ -6,7 +6,8 @@ use crate::SeatIndex;
 use crate::error::ErrorCode;
 use crate::settings::{CpuLevel, Settings};
 use crate::views::{
-    ChatLine, Clock, GameView, LegalMoves, MovedEvent, Presence, SeatView, SessionView, Snapshot,
+    ChatLine, Clock, GameView, LegalMoves, MovedEvent, Presence, RulesView, SeatView, SessionView,
+    Snapshot,
 };
 
 /// What changed a game, other than a move (in JSON, its name in snake case: `resigned`, …).
@@ -123,6 +124,9 @@ pub enum Event {
     SettingsChanged {
         /// The settings now.
         settings: Settings,
+        /// What they let players do (the preset may have changed, and with it the format).
+        #[serde(default)]
+        rules: RulesView,
     },
     /// The host role moved to another seat.
     HostChanged {

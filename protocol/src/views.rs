@@ -165,6 +165,68 @@ pub struct GameResult {
     pub points: Option<[i32; 4]>,
 }
 
+/// How a game is played: it decides the board, the teams and the scoring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameFormat {
+    /// Two teams of partners sitting opposite (seats 0 + 2 against seats 1 + 3), cross board.
+    #[default]
+    Teams,
+    /// Everyone for themselves on the cross board, for points.
+    FreeForAll,
+    /// Two teams on an ordinary board, partners sharing one army and taking turns.
+    Duo,
+}
+
+/// What `resign` does under the room's rules.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResignationRule {
+    /// The resigner's team loses at once.
+    #[default]
+    TeamLoses,
+    /// The partner is asked first (`resignation_requested`); the team loses when they agree.
+    PartnerConsent,
+    /// The resigner leaves the game (free-for-all); their pieces turn grey.
+    Out,
+    /// The resigner leaves the game, and their king walks on by itself until it is mated.
+    OutKingWalks,
+}
+
+/// How the win may be claimed with `claim_win`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimRule {
+    /// Free-for-all with the `claim_win` setting: the leader, once two players are left and the
+    /// lead is more than 20 points (`cannot_claim` before that).
+    Lead,
+    /// Duo: a seat whose opponent has been away past the grace period (presence `gone`).
+    Abandonment,
+}
+
+/// What the room's rules let its players do, as the server decides it from the settings and the
+/// engine's rule set. Clients offer what this says instead of working it out from the preset's
+/// name, so that each rule has one home. It is in every snapshot, every `settings_changed` and
+/// every game view. A message from a server that predates it reads as the default: Teams, the team
+/// losing on a resignation, and nothing optional (no team chat, takebacks or claim).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RulesView {
+    /// Teams, free-for-all or Duo.
+    pub format: GameFormat,
+    /// What resigning does.
+    pub resignation: ResignationRule,
+    /// Whether players may write in the team channel now: never in free-for-all, and not after
+    /// the start under silent partners (the server refuses it with `not_allowed` exactly then).
+    pub team_chat: bool,
+    /// Takebacks (`take_back`) each team has for a game: 2 with the lifelines twist, else 0 (and
+    /// `take_back` is refused with `not_allowed`). What is left is the game's `lifelines`.
+    pub takebacks: u8,
+    /// How the win may be claimed, if it may.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<ClaimRule>,
+}
+
 /// The whole game as a client draws it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameView {
@@ -183,6 +245,10 @@ pub struct GameView {
     pub ply: u32,
     /// Every move so far in notation (long algebraic on the cross board, SAN in Duo).
     pub moves: Vec<String>,
+    /// The seat that played each of `moves`, so that clients need not replay the turn order
+    /// (who was still in, whose king walked) to tell. Older servers sent none.
+    #[serde(default)]
+    pub move_seats: Vec<SeatIndex>,
     /// The last move's from- and to-square.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_move: Option<[String; 2]>,
@@ -210,6 +276,9 @@ pub struct GameView {
     pub clock: Clock,
     /// The seat that moves first in this game.
     pub first_seat: SeatIndex,
+    /// What the game's rules let its players do.
+    #[serde(default)]
+    pub rules: RulesView,
 }
 
 /// Everything a client needs to draw a room, sent on connecting and on resync.
@@ -248,6 +317,10 @@ pub struct Snapshot {
     /// The switch-partners session, if the room plays one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionView>,
+    /// What the room's rules let its players do now (once a game has started, the same as
+    /// `game.rules`).
+    #[serde(default)]
+    pub rules: RulesView,
 }
 
 /// The legal moves of the seat to move, sent only to that seat's connections.

@@ -12,6 +12,7 @@
 //! | `metrics` | what the server counts, as Prometheus text (`/metrics`) |
 //! | `directory` | room ids to room handles |
 //! | `room` | one task per room that owns all of its state: seats, settings, the game, the event log |
+//! | `rules_view` | what a room's rules let its players do (resigning, team chat, takebacks, claims), as clients are told |
 //! | `connection` | one WebSocket: a reader that checks and parses frames, a writer with a bounded queue |
 //! | `arena` | bot-against-bot matches in parallel threads, and their score table |
 //! | `cpu` | the `Strategy` interface of CPU players and the blocking pool they think on |
@@ -37,6 +38,7 @@ mod http;
 mod ids;
 mod metrics;
 mod room;
+mod rules_view;
 pub mod storage;
 mod upgrade;
 mod web;

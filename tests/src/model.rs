@@ -72,7 +72,8 @@ impl Model {
                     snapshot.v, self.moves, game.moves
                 ));
             }
-            self.adopt_game(game);
+            self.adopt_game(game)
+                .map_err(|e| format!("the snapshot (v {}): {e}", snapshot.v))?;
         } else if self.started {
             return Err(format!(
                 "a snapshot (v {}) without a game after the start",
@@ -84,14 +85,32 @@ impl Model {
         Ok(())
     }
 
-    /// Takes a whole game view.
-    fn adopt_game(&mut self, game: &GameView) {
+    /// Takes a whole game view, once it has checked that the view names the seat that played
+    /// each move, and for the moves seen as events the same seat as they did.
+    fn adopt_game(&mut self, game: &GameView) -> Result<(), String> {
+        if game.move_seats.len() != game.moves.len() {
+            return Err(format!(
+                "{} moves but {} move seats: {:?}",
+                game.moves.len(),
+                game.move_seats.len(),
+                game.move_seats
+            ));
+        }
+        for (&ply, (seat, _)) in self.seen.range(..=game.ply) {
+            let named = game.move_seats[ply as usize - 1];
+            if named != *seat {
+                return Err(format!(
+                    "ply {ply} was played by seat {seat} but the game view names seat {named}"
+                ));
+            }
+        }
         self.started = true;
         self.pieces.clone_from(&game.pieces);
         self.moves.clone_from(&game.moves);
         self.seen.retain(|&ply, _| ply <= game.ply);
         self.to_move = game.to_move;
         self.result.clone_from(&game.result);
+        Ok(())
     }
 
     /// Applies the event with version `v`, if it is the next one. An event that is the next one
@@ -109,19 +128,22 @@ impl Model {
                 if self.started {
                     return Err(format!("a second start at v {v}"));
                 }
-                self.adopt_game(game);
+                self.adopt_game(game)
+                    .map_err(|e| format!("the game view at v {v}: {e}"))?;
             }
             Event::GameChanged { game, .. } => {
                 if !self.started {
                     return Err(format!("a game change at v {v} before the start"));
                 }
-                self.adopt_game(game);
+                self.adopt_game(game)
+                    .map_err(|e| format!("the game view at v {v}: {e}"))?;
             }
             Event::Rematch { game, .. } => {
                 if !self.finished() {
                     return Err(format!("a rematch at v {v} before the game ended"));
                 }
-                self.adopt_game(game);
+                self.adopt_game(game)
+                    .map_err(|e| format!("the game view at v {v}: {e}"))?;
             }
             Event::Moved(moved) => self.moved(v, moved)?,
             _ => {}

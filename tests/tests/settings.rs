@@ -53,7 +53,7 @@ async fn the_host_can_change_every_setting_before_the_start() {
     })
     .await;
     let (_, event) = h.event().await;
-    let Event::SettingsChanged { settings } = event else {
+    let Event::SettingsChanged { settings, .. } = event else {
         panic!("{event:?}")
     };
     check(&settings);

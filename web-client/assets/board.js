@@ -5,15 +5,45 @@
 // board knows no rules: what may move where comes from the server's legal moves.
 
 import { s, h } from "./dom.js";
-import { geometry, squareName, parseMove, pieceArmy, pieceWords, pieceSeats, OUT_COLOR, PIECE_NAMES } from "./armies.js";
+import { CROSS, geometry, squareName, parseMove, pieceArmy, pieceWords, pieceSeats, OUT_COLOR, PIECE_NAMES } from "./armies.js";
 import { pieceGroup } from "./pieces.js";
+
+/** @typedef {import("./armies.js").Geometry} Geometry */
+/** @typedef {import("./protocol.js").GameView} GameView */
+
+/**
+ * What the board draws: the game, the legal moves usable now (or null), whether it is Duo and
+ * whether to mark where a selected piece may go.
+ * @typedef {{game: GameView, legal: {seat: number, moves: string[]} | null, duo: boolean, showLegal: boolean}} BoardView
+ */
+
+/**
+ * One square's nodes and place: its group, the piece layer, file and rank, screen cell, and the
+ * piece drawn there (its code, with `-out` for a grey one).
+ * @typedef {{g: SVGGElement, piece: SVGGElement, f: number, r: number, x: number, y: number, code: string | null, dark: boolean}} SquareNode
+ */
+
+/** @typedef {{from: string, to: string, promotion: string | null, text: string}} LegalMove */
+
+/** @typedef {{name: string, x: number, y: number, id: number, dragging: boolean, wasSelected: boolean}} Press */
 
 const CELL = 100;
 const DRAG_THRESHOLD_PX = 5;
 
+/**
+ * The square element an event happened on, if any.
+ * @param {Event} e
+ * @returns {SVGElement | null}
+ */
+function squareOf(e) {
+  const target = e.target;
+  const sq = target instanceof Element ? target.closest("[data-square]") : null;
+  return sq instanceof SVGElement ? sq : null;
+}
+
 export class Board {
   /**
-   * @param {object} options
+   * @param {{onMove: (text: string) => void, onNotice?: (text: string) => void}} options
    *   `onMove(text)`: play a move (coordinate form) for the seat to move;
    *   `onNotice(text)`: say something to the player (an illegal drop, say).
    */
@@ -21,21 +51,44 @@ export class Board {
     this.onMove = onMove;
     this.onNotice = onNotice || (() => {});
     this.el = h("div", { class: "board-wrap" });
-    this.geo = null;
+    /** @type {Geometry} the board built (drawn only once `svg` is there) */
+    this.geo = CROSS;
+    /** @type {SVGSVGElement | null} */
+    this.svg = null;
+    /** @type {SVGGElement} */
+    this.ghostLayer = s("g");
+    /** @type {SVGGElement | null} the piece being dragged */
+    this.ghost = null;
     this.rotation = 0;
-    this.squares = new Map(); // name → {g, bg, piece, f, r, x, y, code}
+    /** @type {Map<string, SquareNode>} */
+    this.squares = new Map();
+    /** @type {string | null} */
     this.selected = null;
+    /** @type {string | null} */
     this.focusName = null;
+    /** @type {Map<string, LegalMove[]>} */
     this.movesFrom = new Map();
     this.showTargets = true;
-    this.drawn = null; // the state last drawn
-    this.press = null; // a pointer pressed on the board
+    /** @type {BoardView | null} what was drawn last */
+    this.drawn = null;
+    /** @type {number | null} the ply drawn last (the game object is updated in place) */
+    this.drawnPly = null;
+    /** @type {string | null} the square a piece was just dropped on (it needs no slide) */
+    this.dropped = null;
+    /** @type {Press | null} a pointer pressed on the board */
+    this.press = null;
+    /** @type {HTMLElement | null} */
     this.chooser = null;
   }
 
   // ----- geometry and orientation -----
 
-  /** (file, rank) → screen cell, for the current rotation (quarter turns, counter-clockwise). */
+  /**
+   * (file, rank) → screen cell, for the current rotation (quarter turns, counter-clockwise).
+   * @param {number} f
+   * @param {number} r
+   * @returns {{x: number, y: number}}
+   */
   toScreen(f, r) {
     const n = this.geo.size;
     let x = f;
@@ -44,31 +97,43 @@ export class Board {
     return { x, y };
   }
 
+  /**
+   * @param {number} x
+   * @param {number} y
+   * @returns {{f: number, r: number}}
+   */
   fromScreen(x, y) {
     const n = this.geo.size;
     for (let i = 0; i < this.rotation; i++) [x, y] = [n - 1 - y, x];
     return { f: x, r: n - 1 - y };
   }
 
-  /** The side of the screen where a seat's army starts: bottom, left, top, right. */
+  /**
+   * The side of the screen where a seat's army starts: bottom, left, top, right.
+   * @param {number} seat
+   * @returns {"bottom" | "left" | "top" | "right"}
+   */
   sideOfSeat(seat) {
+    /** @type {["bottom", "left", "top", "right"]} */
     const sides = ["bottom", "left", "top", "right"];
-    if (this.geo && this.geo.kind === "classic") {
+    if (this.geo.kind === "classic") {
       const white = seat % 2 === 0;
       return (white ? 0 : 2) === this.rotation ? "bottom" : "top";
     }
     return sides[(seat - this.rotation + 4) % 4];
   }
 
+  /** @param {number} rotation quarter turns */
   setRotation(rotation) {
     rotation = ((rotation % 4) + 4) % 4;
     if (rotation === this.rotation && this.svg) return;
     this.rotation = rotation;
-    if (this.geo) this.build(this.geo);
+    if (this.svg) this.build(this.geo);
   }
 
   // ----- building -----
 
+  /** @param {Geometry} geo */
   build(geo) {
     this.geo = geo;
     const n = geo.size;
@@ -81,7 +146,10 @@ export class Board {
     const squaresLayer = s("g", { class: "squares" });
     this.ghostLayer = s("g", { class: "ghost-layer", "pointer-events": "none" });
     this.squares.clear();
+    /** @typedef {{x: number, y: number, f: number, r: number, g: SVGGElement, dark: boolean}} Edge */
+    /** @type {Map<number, Edge>} */
     const columnBottom = new Map();
+    /** @type {Map<number, Edge>} */
     const rowLeft = new Map();
     for (let f = 0; f < n; f++) {
       for (let r = 0; r < n; r++) {
@@ -105,8 +173,10 @@ export class Board {
         g.append(bg, hl, target, piece, ring, focus);
         squaresLayer.append(g);
         this.squares.set(name, { g, piece, f, r, x, y, code: null, dark });
-        if (!columnBottom.has(x) || columnBottom.get(x).y < y) columnBottom.set(x, { y, f, r, g, dark });
-        if (!rowLeft.has(y) || rowLeft.get(y).x > x) rowLeft.set(y, { x, f, r, g, dark });
+        const bottom = columnBottom.get(x);
+        if (!bottom || bottom.y < y) columnBottom.set(x, { x, y, f, r, g, dark });
+        const left = rowLeft.get(y);
+        if (!left || left.x > x) rowLeft.set(y, { x, y, f, r, g, dark });
       }
     }
     const even = this.rotation % 2 === 0;
@@ -125,8 +195,8 @@ export class Board {
     svg.addEventListener("pointercancel", () => this.cancelDrag());
     svg.addEventListener("keydown", (e) => this.keyDown(e));
     svg.addEventListener("focusin", (e) => {
-      const sq = e.target.closest && e.target.closest("[data-square]");
-      if (sq) this.setFocus(sq.dataset.square, false);
+      const sq = squareOf(e);
+      if (sq && sq.dataset.square) this.setFocus(sq.dataset.square, false);
     });
     if (this.svg) this.svg.replaceWith(svg);
     else this.el.prepend(svg);
@@ -139,23 +209,25 @@ export class Board {
     if (this.drawn) this.draw(this.drawn, true);
   }
 
+  /** @returns {string | null} */
   defaultFocus() {
     const n = this.geo.size;
     const { f, r } = this.fromScreen(Math.floor((n - 1) / 2), n - 2);
     const name = squareName(this.geo, f, r);
-    return this.squares.has(name) ? name : this.squares.keys().next().value;
+    return this.squares.has(name) ? name : this.squares.keys().next().value || null;
   }
 
   // ----- drawing -----
 
   /**
-   * Draws a game. `view`: `{game, legal, duo, showLegal}` where `legal` holds the usable legal
-   * moves (`{seat, moves}`) or null.
+   * Draws a game.
+   * @param {BoardView} view
+   * @param {boolean} [force] redraw every piece
    */
   draw(view, force = false) {
     const game = view.game;
     const geo = geometry(game.board);
-    if (!this.geo || this.geo.kind !== geo.kind) this.build(geo);
+    if (!this.svg || this.geo.kind !== geo.kind) this.build(geo);
     const previous = this.drawn;
     this.drawn = view;
     this.showTargets = view.showLegal !== false;
@@ -164,8 +236,9 @@ export class Board {
       for (const text of view.legal.moves) {
         const mv = parseMove(text);
         if (!mv) continue;
-        if (!this.movesFrom.has(mv.from)) this.movesFrom.set(mv.from, []);
-        this.movesFrom.get(mv.from).push({ ...mv, text });
+        const from = this.movesFrom.get(mv.from);
+        if (from) from.push({ ...mv, text });
+        else this.movesFrom.set(mv.from, [{ ...mv, text }]);
       }
     }
     if (this.selected && (!this.movesFrom.has(this.selected) || this.drawnPly !== game.ply)) {
@@ -176,10 +249,11 @@ export class Board {
     for (const [sq, code] of Object.entries(game.pieces)) {
       if (code[1] === "K" && pieceSeats(code, view.duo).some((seat) => game.checks.includes(seat))) checkKings.add(sq);
     }
+    /** @type {string[]} */
     const last = game.last_move || [];
     const targets = this.targetsOf(this.selected);
     // (The game object is updated in place, so the ply drawn last is kept apart.)
-    const slide = !force && previous && this.drawnPly + 1 === game.ply && last.length === 2 && this.dropped !== last[1] ? last : null;
+    const slide = !force && previous && this.drawnPly !== null && this.drawnPly + 1 === game.ply && last.length === 2 && this.dropped !== last[1] ? last : null;
     this.dropped = null;
     this.drawnPly = game.ply;
     for (const [name, sq] of this.squares) {
@@ -206,7 +280,12 @@ export class Board {
     }
   }
 
-  /** Slides a piece that just moved from where it came from (unless motion is unwelcome). */
+  /**
+   * Slides a piece that just moved from where it came from (unless motion is unwelcome).
+   * @param {SVGGElement} el
+   * @param {string} from
+   * @param {string} to
+   */
   slideIn(el, from, to) {
     if (!el.animate || window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
     const a = this.squares.get(from);
@@ -218,18 +297,39 @@ export class Board {
     el.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0px, 0px)" }], { duration: 200, easing: "cubic-bezier(.2,.7,.3,1)" });
   }
 
+  /**
+   * Whether a piece's army is out of the game (its pieces are grey).
+   * @param {string} code
+   * @param {GameView} game
+   * @param {boolean} duo
+   */
   isOut(code, game, duo) {
     if (duo) return false;
     const seat = pieceSeats(code, duo)[0];
     return game.armies[seat] === "out";
   }
 
+  /**
+   * @param {string} code
+   * @param {boolean} out
+   * @param {boolean} duo
+   * @returns {{color: string, mark: string | null, dark: boolean}}
+   */
   look(code, out, duo) {
     const army = pieceArmy(code, duo);
     if (!army) return { color: OUT_COLOR, mark: null, dark: false };
     return { color: out ? OUT_COLOR : army.color, mark: army.mark, dark: duo && code[0] === "b" };
   }
 
+  /**
+   * A square in words, for screen readers.
+   * @param {string} name
+   * @param {string | null} code
+   * @param {boolean} out
+   * @param {BoardView} view
+   * @param {{last: string[], checkKings: Set<string>, targets: Set<string>}} marks
+   * @returns {string}
+   */
   describe(name, code, out, view, { last, checkKings, targets }) {
     let text = `${name}, ${code ? pieceWords(code, view.duo) + (out ? " (out)" : "") : "empty"}`;
     if (checkKings.has(name)) text += ", in check";
@@ -239,9 +339,14 @@ export class Board {
     return text;
   }
 
+  /**
+   * Where the piece on `from` may go.
+   * @param {string | null} from
+   * @returns {Set<string>}
+   */
   targetsOf(from) {
     const set = new Set();
-    if (from && this.movesFrom.has(from)) for (const mv of this.movesFrom.get(from)) set.add(mv.to);
+    for (const mv of (from && this.movesFrom.get(from)) || []) set.add(mv.to);
     return set;
   }
 
@@ -251,12 +356,17 @@ export class Board {
 
   // ----- selecting and moving -----
 
+  /** @param {string | null} name */
   select(name) {
     this.selected = name;
     this.redraw();
   }
 
-  /** What a click, tap or Enter on a square does. Returns true if it handled it. */
+  /**
+   * What a click, tap or Enter on a square does. Returns true if it handled it.
+   * @param {string} name
+   * @returns {boolean}
+   */
   activate(name) {
     this.closeChooser();
     if (this.selected && this.selected !== name && this.targetsOf(this.selected).has(name)) {
@@ -275,6 +385,10 @@ export class Board {
     return false;
   }
 
+  /**
+   * @param {string} from
+   * @param {string} to
+   */
   tryMove(from, to) {
     const options = (this.movesFrom.get(from) || []).filter((mv) => mv.to === to);
     if (options.length === 0) {
@@ -289,6 +403,7 @@ export class Board {
     this.openChooser(from, to, options);
   }
 
+  /** @param {string} text */
   finishMove(text) {
     this.selected = null;
     this.closeChooser();
@@ -296,12 +411,20 @@ export class Board {
     this.onMove(text);
   }
 
+  /**
+   * Asks which piece a pawn promotes to.
+   * @param {string} from
+   * @param {string} to
+   * @param {LegalMove[]} options
+   */
   openChooser(from, to, options) {
     this.closeChooser();
-    const code = this.drawn.game.pieces[from];
-    const look = this.look(code, false, this.drawn.duo);
+    const drawn = this.drawn;
+    const sq = this.squares.get(to);
+    if (!drawn || !sq) return;
+    const look = this.look(drawn.game.pieces[from], false, drawn.duo);
     const order = "qrbn";
-    options = options.slice().sort((a, b) => order.indexOf(a.promotion) - order.indexOf(b.promotion));
+    options = options.slice().sort((a, b) => order.indexOf(a.promotion || "q") - order.indexOf(b.promotion || "q"));
     const box = h("div", { class: "chooser", role: "dialog", "aria-label": "Promote to" });
     box.append(h("div", { class: "chooser-title", text: "Promote to" }));
     const row = h("div", { class: "chooser-row" });
@@ -326,13 +449,12 @@ export class Board {
       }
     });
     // Place it over the target square, kept inside the board.
-    const sq = this.squares.get(to);
     const n = this.geo.size;
     box.style.left = `${Math.min(Math.max((sq.x + 0.5) / n, 0.2), 0.8) * 100}%`;
     box.style.top = `${Math.min(Math.max((sq.y + 0.5) / n, 0.2), 0.8) * 100}%`;
     this.el.append(box);
     this.chooser = box;
-    row.querySelector("button").focus();
+    row.querySelector("button")?.focus();
   }
 
   cancelChooser() {
@@ -350,7 +472,14 @@ export class Board {
 
   // ----- pointer: click-click and drag and drop -----
 
+  /**
+   * The square under a point of the screen, if any.
+   * @param {number} clientX
+   * @param {number} clientY
+   * @returns {string | null}
+   */
   squareAt(clientX, clientY) {
+    if (!this.svg) return null;
     const rect = this.svg.getBoundingClientRect();
     const n = this.geo.size;
     const x = Math.floor(((clientX - rect.left) / rect.width) * n);
@@ -361,6 +490,7 @@ export class Board {
     return squareName(this.geo, f, r);
   }
 
+  /** @param {PointerEvent} e */
   pointerDown(e) {
     if (e.button !== undefined && e.button !== 0) return;
     const name = this.squareAt(e.clientX, e.clientY);
@@ -378,7 +508,7 @@ export class Board {
       if (!wasSelected) this.select(name);
       this.press = { name, x: e.clientX, y: e.clientY, id: e.pointerId, dragging: false, wasSelected };
       try {
-        this.svg.setPointerCapture(e.pointerId);
+        this.svg?.setPointerCapture(e.pointerId);
       } catch {
         // capture is a nicety
       }
@@ -387,6 +517,7 @@ export class Board {
     this.activate(name);
   }
 
+  /** @param {PointerEvent} e */
   pointerMove(e) {
     const p = this.press;
     if (!p || e.pointerId !== p.id) return;
@@ -401,6 +532,7 @@ export class Board {
     for (const [name, sq] of this.squares) sq.g.classList.toggle("hover", name === over && this.targetsOf(p.name).has(name));
   }
 
+  /** @param {PointerEvent} e */
   pointerUp(e) {
     const p = this.press;
     if (!p || e.pointerId !== p.id) return;
@@ -422,15 +554,23 @@ export class Board {
     this.press = null;
   }
 
+  /** @param {string} name the square the piece is lifted from */
   startGhost(name) {
     const sq = this.squares.get(name);
+    const drawn = this.drawn;
+    const code = drawn && drawn.game.pieces[name];
+    if (!sq || !drawn || !code) return;
     sq.g.classList.add("lifted");
-    const code = this.drawn.game.pieces[name];
-    this.ghost = s("g", { class: "ghost" }, s("g", { transform: "translate(-55 -62) scale(1.1)" }, pieceGroup(code[1], this.look(code, false, this.drawn.duo))));
+    this.ghost = s("g", { class: "ghost" }, s("g", { transform: "translate(-55 -62) scale(1.1)" }, pieceGroup(code[1], this.look(code, false, drawn.duo))));
     this.ghostLayer.append(this.ghost);
   }
 
+  /**
+   * @param {number} clientX
+   * @param {number} clientY
+   */
   moveGhost(clientX, clientY) {
+    if (!this.svg || !this.ghost) return;
     const rect = this.svg.getBoundingClientRect();
     const n = this.geo.size;
     const x = ((clientX - rect.left) / rect.width) * n * CELL;
@@ -446,25 +586,35 @@ export class Board {
 
   // ----- keyboard -----
 
+  /**
+   * Makes `name` the square that takes the focus (the only one in the tab order).
+   * @param {string | null} name
+   * @param {boolean} [move] move the focus there now
+   */
   setFocus(name, move = true) {
-    if (!name || !this.squares.has(name)) return;
-    if (this.focusName && this.squares.has(this.focusName)) this.squares.get(this.focusName).g.setAttribute("tabindex", "-1");
+    const sq = name ? this.squares.get(name) : undefined;
+    if (!name || !sq) return;
+    const before = this.focusName ? this.squares.get(this.focusName) : undefined;
+    if (before) before.g.setAttribute("tabindex", "-1");
     this.focusName = name;
-    const sq = this.squares.get(name);
     sq.g.setAttribute("tabindex", "0");
     if (move) sq.g.focus();
   }
 
+  /** @param {string | null} name */
   focusSquare(name) {
     this.setFocus(name, true);
   }
 
+  /** @param {KeyboardEvent} e */
   keyDown(e) {
+    /** @type {Record<string, [number, number]>} */
     const steps = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
-    if (steps[e.key]) {
+    const step = steps[e.key];
+    if (step) {
       e.preventDefault();
-      const [dx, dy] = steps[e.key];
-      const here = this.squares.get(this.focusName);
+      const [dx, dy] = step;
+      const here = this.focusName ? this.squares.get(this.focusName) : undefined;
       if (!here) return;
       const n = this.geo.size;
       let { x, y } = here;
@@ -480,8 +630,8 @@ export class Board {
       }
     }
     if (e.key === "Enter" || e.key === " ") {
-      const sq = e.target.closest && e.target.closest("[data-square]");
-      if (!sq) return;
+      const sq = squareOf(e);
+      if (!sq || !sq.dataset.square) return;
       e.preventDefault();
       this.activate(sq.dataset.square);
       return;

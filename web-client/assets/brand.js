@@ -3,6 +3,7 @@
 import { s } from "./dom.js";
 import { CROSS_ARMIES } from "./armies.js";
 
+/** The mark, as a small SVG for the header. */
 export function crownIcon() {
   const svg = s("svg", { class: "brand-icon", viewBox: "0 0 40 40", width: 30, height: 30, "aria-hidden": "true" });
   const spots = [

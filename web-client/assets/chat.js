@@ -4,10 +4,15 @@
 import { h, fill } from "./dom.js";
 import { armyBadge, errorText } from "./ui.js";
 
+/** @typedef {import("./protocol.js").ChatChannel} ChatChannel */
+/** @typedef {import("./protocol.js").ChatLine} ChatLine */
+/** @typedef {import("./state.js").RoomState} RoomState */
+
+/** @type {Record<ChatChannel, string>} */
 const CHANNEL_NAMES = { room: "Room", team: "Team", spectators: "Spectators" };
 
 export class Chat {
-  /** `send({channel, text})` → Promise. */
+  /** @param {{send: (message: {channel: ChatChannel, text: string}) => Promise<unknown>}} options */
   constructor({ send }) {
     this.send = send;
     this.list = h("ol", { class: "chat-list", "aria-label": "Chat messages", "aria-live": "off" });
@@ -26,35 +31,42 @@ export class Chat {
     this.channelsKey = "";
   }
 
+  /** @param {SubmitEvent} e */
   async submit(e) {
     e.preventDefault();
     const text = this.input.value;
     if (!text.trim()) return;
     this.error.textContent = "";
     try {
-      await this.send({ channel: this.channel.value, text });
+      await this.send({ channel: /** @type {ChatChannel} */ (this.channel.value), text });
       this.input.value = "";
     } catch (error) {
-      this.error.textContent = errorText(error);
+      this.error.textContent = errorText(error instanceof Error ? error : {});
     }
   }
 
-  /** The channels this person may write to now. */
+  /**
+   * The channels this person may write to now: the team channel when the server says the rules
+   * open it.
+   * @param {RoomState} state
+   * @returns {ChatChannel[]}
+   */
   channels(state) {
     if (state.yourSeats.length === 0) return ["spectators"];
+    /** @type {ChatChannel[]} */
     const list = ["room"];
-    const teamAllowed = !state.settings.preset.startsWith("ffa") && !(state.settings.silent_partners && state.status !== "lobby");
-    if (teamAllowed) list.push("team");
+    if (state.rules && state.rules.team_chat) list.push("team");
     return list;
   }
 
+  /** @param {RoomState} state */
   update(state) {
     const channels = this.channels(state);
     const key = channels.join(",");
     if (key !== this.channelsKey) {
       const previous = this.channel.value;
-      fill(this.channel, channels.map((c) => h("option", { value: c, text: c === "team" ? "Team" : CHANNEL_NAMES[c] })));
-      if (channels.includes(previous)) this.channel.value = previous;
+      fill(this.channel, channels.map((c) => h("option", { value: c, text: CHANNEL_NAMES[c] })));
+      if (channels.some((c) => c === previous)) this.channel.value = previous;
       this.channel.hidden = channels.length < 2;
       this.channelsKey = key;
     }
@@ -74,6 +86,11 @@ export class Chat {
     }
   }
 
+  /**
+   * @param {ChatLine} line
+   * @param {RoomState} state
+   * @returns {HTMLLIElement}
+   */
   line(line, state) {
     const time = new Date(line.at);
     const hhmm = `${String(time.getHours()).padStart(2, "0")}:${String(time.getMinutes()).padStart(2, "0")}`;

@@ -3,10 +3,16 @@
 // message's `turn_ends_at - turn_remaining_ms` is the server's time when it was written), so
 // that replayed events, whose clocks were written earlier, still count down correctly.
 
+/** @typedef {import("./protocol.js").Clock} Clock */
+
+/** @type {{at: number, offset: number}[]} */
 const samples = [];
 const WINDOW_MS = 120000;
 
-/** Notes a clock that just arrived. */
+/**
+ * Notes a clock that just arrived.
+ * @param {Clock | null | undefined} clock
+ */
 export function noteClock(clock) {
   if (!clock || clock.turn_ends_at === undefined || clock.turn_remaining_ms === undefined) return;
   const now = Date.now();
@@ -21,17 +27,26 @@ export function serverNow() {
   return Date.now() + Math.max(...samples.map((s) => s.offset));
 }
 
-/** Milliseconds left in the current turn, or null when nothing limits it. */
+/**
+ * Milliseconds left in the current turn, or null when nothing limits it.
+ * @param {Clock | null | undefined} clock
+ * @returns {number | null}
+ */
 export function turnRemaining(clock) {
   if (!clock || clock.turn_ends_at === undefined) return null;
   return Math.max(0, clock.turn_ends_at - serverNow());
 }
 
-/** Both Duo banks now: the running side's bank counts down while its turn runs. */
+/**
+ * Both Duo banks now: the running side's bank counts down while its turn runs.
+ * @param {Clock | null | undefined} clock
+ * @param {number | null | undefined} toMove
+ * @returns {number[] | null}
+ */
 export function banksNow(clock, toMove) {
   if (!clock || !clock.banks_ms) return null;
   const banks = clock.banks_ms.slice();
-  if (!clock.paused && clock.turn_ends_at !== undefined && toMove !== null && toMove !== undefined) {
+  if (!clock.paused && clock.turn_ends_at !== undefined && clock.turn_remaining_ms !== undefined && toMove !== null && toMove !== undefined) {
     const writtenAt = clock.turn_ends_at - clock.turn_remaining_ms;
     const side = toMove % 2;
     banks[side] = Math.max(0, banks[side] - Math.max(0, serverNow() - writtenAt));
@@ -39,7 +54,11 @@ export function banksNow(clock, toMove) {
   return banks;
 }
 
-/** `4:05`, `0:59`, and tenths under ten seconds: `9.4`. */
+/**
+ * `4:05`, `0:59`, and tenths under ten seconds: `9.4`.
+ * @param {number | null | undefined} ms
+ * @returns {string}
+ */
 export function formatMs(ms) {
   if (ms === null || ms === undefined) return "";
   if (ms < 10000) return (Math.floor(ms / 100) / 10).toFixed(1);

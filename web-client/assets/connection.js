@@ -3,7 +3,35 @@
 // resync on a version gap, and reconnection with capped exponential backoff and jitter.
 // See protocol/README.md, "Connection lifecycle" and "Versions and resync".
 
-import { roomInfo } from "./api.js";
+import { ApiError, roomInfo } from "./api.js";
+
+/** @typedef {import("./protocol.js").ServerMessage} ServerMessage */
+/** @typedef {import("./protocol.js").Snapshot} Snapshot */
+/** @typedef {import("./protocol.js").EventMessage} EventMessage */
+/** @typedef {import("./protocol.js").LegalMovesMessage} LegalMovesMessage */
+/** @typedef {import("./protocol.js").Ack} Ack */
+/** @typedef {import("./protocol.js").Request} Request */
+
+/**
+ * The connection's state, for the banner: `restarting` is true from a close for a server
+ * restart until the next successful hello.
+ * @typedef {{state: "connecting" | "reconnecting" | "waiting" | "open", attempt: number, restarting: boolean, retryInMs?: number, retryAt?: number}} Status
+ */
+
+/**
+ * What the connection needs from the room's state.
+ * @typedef {object} RoomLink
+ * @property {() => {seat_tokens: string[], host_token?: string}} hello the tokens to present
+ * @property {() => number | null} version the version held, or null
+ * @property {(msg: Snapshot) => void} onSnapshot
+ * @property {(msg: EventMessage) => void} onEvent
+ * @property {(msg: LegalMovesMessage) => void} onLegalMoves
+ * @property {(ack: Ack) => void} onHello
+ * @property {(status: Status) => void} onStatus
+ * @property {() => void} onGone the room is closed
+ */
+
+/** @typedef {{hello?: boolean, resolve: (ack: any) => void, reject: (error: RequestError) => void}} Pending */
 
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_CAP_MS = 15000;
@@ -13,7 +41,12 @@ const PONG_WITHIN_MS = 6000;
 // room first, so the client only has to come back once it is up again.
 const SERVER_RESTARTING = 1012;
 
+/** A request the server refused (`code` is its error code), or one that could not be sent. */
 export class RequestError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} [message]
+   */
   constructor(code, message) {
     super(message || code);
     this.code = code;
@@ -23,25 +56,30 @@ export class RequestError extends Error {
 export class Connection {
   /**
    * @param {string} roomId
-   * @param {object} room  what the connection needs from the room's state:
-   *   `hello()` → `{seat_tokens, host_token}`, `version()` → the version held or null,
-   *   `onSnapshot(msg)`, `onEvent(msg)`, `onLegalMoves(msg)`, `onHello(ack)`,
-   *   `onStatus({state, retryInMs, attempt, restarting})`, `onGone()`; `restarting` is true
-   *   from a close for a server restart until the next successful hello.
+   * @param {RoomLink} room
    */
   constructor(roomId, room) {
     this.roomId = roomId;
     this.room = room;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.nextReq = 1;
+    /** @type {Map<number, Pending>} */
     this.pending = new Map();
     this.ready = false; // the hello was answered: messages are applied
     this.resyncing = false;
     this.attempt = 0;
-    this.retryTimer = null;
-    this.pingTimer = null;
-    this.pongTimer = null;
+    /** @type {number | undefined} */
+    this.retryTimer = undefined;
+    /** @type {number | undefined} */
+    this.retryAt = undefined;
+    /** @type {number | undefined} */
+    this.pingTimer = undefined;
+    /** @type {number | undefined} */
+    this.pongTimer = undefined;
     this.stopped = false;
+    this.everOpen = false; // a socket of this connection ever opened
+    /** @type {Status["state"]} */
     this.state = "connecting";
     this.restarting = false;
     this.onOnline = () => this.retryNow();
@@ -60,6 +98,10 @@ export class Connection {
     if (this.ws) this.ws.close(1000, "leaving");
   }
 
+  /**
+   * @param {Status["state"]} state
+   * @param {{retryInMs?: number, retryAt?: number}} [extra]
+   */
   setState(state, extra = {}) {
     this.state = state;
     this.room.onStatus({ state, attempt: this.attempt, restarting: this.restarting, ...extra });
@@ -82,6 +124,7 @@ export class Connection {
     });
     ws.addEventListener("message", (e) => {
       if (ws !== this.ws) return;
+      /** @type {ServerMessage} */
       let msg;
       try {
         msg = JSON.parse(e.data);
@@ -125,12 +168,16 @@ export class Connection {
     this.open();
   }
 
+  /**
+   * Asks the HTTP API whether the room is still there; stops for good if it is not.
+   * @param {boolean} closedByServer the server closed the socket: retry if the room is there
+   */
   async checkGone(closedByServer) {
     try {
       await roomInfo(this.roomId);
       if (closedByServer) this.scheduleRetry();
     } catch (error) {
-      if (error.code === "room_not_found") {
+      if (error instanceof ApiError && error.code === "room_not_found") {
         this.stop();
         this.room.onGone();
       } else if (closedByServer) {
@@ -158,18 +205,21 @@ export class Connection {
     clearTimeout(this.pongTimer);
   }
 
+  /** @param {Request & {req: number}} msg */
   send(msg) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
   }
 
+  /** @param {boolean} withSince catch up from the version held (else take a snapshot) */
   sendHello(withSince) {
     const since = withSince ? this.room.version() : null;
+    /** @type {Request & {req?: number, since?: number}} */
     const msg = { type: "hello", ...this.room.hello() };
     if (since !== null && since !== undefined) msg.since = since;
     const req = this.nextReq++;
-    msg.req = req;
     this.pending.set(req, {
       hello: true,
+      /** @param {Ack} ack */
       resolve: (ack) => {
         this.ready = true;
         this.attempt = 0;
@@ -182,7 +232,7 @@ export class Connection {
         if (error.code !== "disconnected") this.sendHello(false);
       },
     });
-    this.send(msg);
+    this.send({ ...msg, req });
   }
 
   /** Presents the tokens again (after taking a seat elsewhere, say); a snapshot follows. */
@@ -193,7 +243,11 @@ export class Connection {
     }
   }
 
-  /** Sends a request; resolves with its ack, rejects with a RequestError. */
+  /**
+   * Sends a request; resolves with its ack, rejects with a RequestError.
+   * @param {Request} msg
+   * @returns {Promise<Ack>}
+   */
   request(msg) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN || !this.ready) {
       return Promise.reject(new RequestError("offline", "not connected: reconnecting…"));
@@ -205,15 +259,17 @@ export class Connection {
     });
   }
 
+  /** @param {ServerMessage} msg */
   receive(msg) {
     switch (msg.type) {
       case "ack":
       case "pong":
       case "error": {
         if (msg.type === "pong") clearTimeout(this.pongTimer);
-        const waiting = msg.req !== null && msg.req !== undefined ? this.pending.get(msg.req) : null;
-        if (!waiting) return;
-        this.pending.delete(msg.req);
+        const req = msg.req;
+        const waiting = req !== null && req !== undefined ? this.pending.get(req) : null;
+        if (!waiting || req === null) return;
+        this.pending.delete(req);
         if (msg.type === "error") waiting.reject(new RequestError(msg.code, msg.message));
         else waiting.resolve(msg);
         return;
@@ -245,7 +301,10 @@ export class Connection {
     }
   }
 
-  /** A gap: ask for the events after the version held (or a snapshot). */
+  /**
+   * A gap: ask for the events after the version held (or a snapshot).
+   * @param {number} since
+   */
   resync(since) {
     this.resyncing = true;
     const req = this.nextReq++;

@@ -10,8 +10,13 @@ import { armyBadge, presenceBadge } from "./ui.js";
 import { turnRemaining, banksNow, formatMs } from "./clock.js";
 import { soundEnabled, setSoundEnabled } from "./sound.js";
 
+/** @typedef {import("./state.js").RoomState} RoomState */
+/** @typedef {import("./protocol.js").GameView} GameData */
+
 const CORNER_OF_SIDE = { bottom: "br", left: "bl", top: "tl", right: "tr" };
+/** @type {Record<string, number>} */
 const START_COUNTS = { Q: 1, R: 2, B: 2, N: 2, P: 8 };
+/** @type {Record<string, string>} */
 const REASONS = {
   checkmate: "checkmate",
   king_captured: "king captured",
@@ -30,6 +35,12 @@ const REASONS = {
   claimed: "claimed win",
 };
 
+/**
+ * A seat and who sits there: `Red (Ann)`.
+ * @param {RoomState} state
+ * @param {number} seat
+ * @returns {string}
+ */
 export function seatTitle(state, seat) {
   const s = state.seats[seat];
   const label = s ? s.label : String(seat);
@@ -37,12 +48,19 @@ export function seatTitle(state, seat) {
   return name ? `${label} (${name})` : label;
 }
 
-/** Pieces each army (cross) or side (Duo) has lost, from the board: start minus what stands. */
+/**
+ * Pieces each army (cross) or side (Duo) has lost, from the board: start minus what stands.
+ * @param {GameData} game
+ * @param {boolean} duo
+ * @returns {Record<string, string[]>} piece letters by army letter
+ */
 export function lostPieces(game, duo) {
   const letters = duo ? ["w", "b"] : ["r", "b", "y", "g"];
   const promoted = new Set(game.promoted || []);
+  /** @type {Record<string, string[]>} */
   const lost = {};
   for (const letter of letters) {
+    /** @type {Record<string, number>} */
     const have = { Q: 0, R: 0, B: 0, N: 0, P: 0, K: 0 };
     for (const [sq, code] of Object.entries(game.pieces)) {
       if (code[0] !== letter) continue;
@@ -56,29 +74,46 @@ export function lostPieces(game, duo) {
   return lost;
 }
 
+/** @type {Record<string, string>} */
 const ICONS = {
   turn: "M4 10a6 6 0 0 1 10.4-4.1M16 4v3.2h-3.2M16 10a6 6 0 0 1-10.4 4.1M4 16v-3.2h3.2",
   sound: "M3 8h3l4-3.5v11L6 12H3zM13 7.5a3.5 3.5 0 0 1 0 5M15 5.5a6.5 6.5 0 0 1 0 9",
   muted: "M3 8h3l4-3.5v11L6 12H3zM13 8l4 4M17 8l-4 4",
 };
 
+/** @param {string} name */
 function icon(name) {
   return s("svg", { class: "icon", viewBox: "0 0 20 20", width: 18, height: 18, "aria-hidden": "true" },
     s("path", { d: ICONS[name], fill: "none", stroke: "currentColor", "stroke-width": 1.7, "stroke-linecap": "round", "stroke-linejoin": "round" }));
 }
 
+/**
+ * `2 pawns, 1 knight`.
+ * @param {string[]} types piece letters
+ */
 function countWords(types) {
+  /** @type {Record<string, string>} */
   const names = { K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" };
+  /** @type {Map<string, number>} */
   const counts = new Map();
   for (const t of types) counts.set(t, (counts.get(t) || 0) + 1);
   return [...counts].map(([t, n]) => `${n} ${names[t]}${n > 1 ? "s" : ""}`).join(", ");
 }
 
 export class GameView {
+  /** @param {import("./room.js").Actions} actions */
   constructor(actions) {
     this.actions = actions;
     this.board = new Board({ onMove: (text) => actions.move(text), onNotice: (text) => actions.notice(text) });
+    /** @type {number | null} the rotation the player chose with "Turn board" */
     this.rotationOverride = null;
+    /** @type {RoomState | null} */
+    this.state = null;
+    /** @type {string | null} */
+    this.statusKey = null;
+    /** @type {string | null} */
+    this.overlayKey = null;
+    /** @type {Map<string, HTMLElement>} */
     this.plates = new Map();
     for (const corner of ["br", "bl", "tl", "tr"]) {
       const plate = h("div", { class: `plate corner-${corner}` });
@@ -87,6 +122,7 @@ export class GameView {
     }
     this.overlay = h("div", { class: "board-result", hidden: true });
     this.board.el.append(this.overlay);
+    /** @type {string | null} the result whose overlay was dismissed */
     this.dismissed = null;
     this.duoTop = h("div", { class: "duo-row top" });
     this.duoBottom = h("div", { class: "duo-row bottom" });
@@ -114,7 +150,10 @@ export class GameView {
     this.updateSoundButton();
   }
 
-  /** Where the chat goes (below the side column). */
+  /**
+   * Where the chat goes (below the side column).
+   * @param {HTMLElement} chatEl
+   */
   attachChat(chatEl) {
     this.side.append(chatEl);
   }
@@ -130,6 +169,11 @@ export class GameView {
     this.soundButton.setAttribute("aria-pressed", on ? "true" : "false");
   }
 
+  /**
+   * The rotation that puts the player's army at the bottom.
+   * @param {RoomState} state
+   * @returns {number}
+   */
   defaultRotation(state) {
     const mine = state.yourSeats;
     if (!mine.length) return 0;
@@ -142,43 +186,50 @@ export class GameView {
     const step = this.state && this.state.duo ? 2 : 1;
     this.rotationOverride = ((this.board.rotation + step) % 4);
     this.board.setRotation(this.rotationOverride);
-    this.update(this.state);
+    if (this.state) this.update(this.state);
   }
 
+  /** @param {RoomState} state */
   update(state) {
     this.state = state;
     const game = state.game;
     if (!game) return;
     this.board.setRotation(this.rotationOverride !== null ? this.rotationOverride : this.defaultRotation(state));
     const legal = state.currentLegal;
-    this.board.draw({ game, legal, duo: state.duo, showLegal: state.settings.show_legal_moves });
+    this.board.draw({ game, legal, duo: state.duo, showLegal: state.roomSettings.show_legal_moves });
     this.el.classList.toggle("duo", state.duo);
     this.el.classList.toggle("my-turn", state.mySeatToMove !== null);
     this.el.classList.toggle("finished", !!game.result);
-    this.renderPlates(state);
-    this.renderTurnLine(state);
-    this.renderOverlay(state);
+    this.renderPlates(state, game);
+    this.renderTurnLine(state, game);
+    this.renderOverlay(state, game);
     const g = game;
     const statusKey = JSON.stringify([g.result, g.draw_offer, g.resignation_request, g.to_move, g.armies, g.lifelines, g.clock && g.clock.paused, state.yourSeats, state.youAreHost, state.seats, state.session]);
     if (statusKey !== this.statusKey) {
       this.statusKey = statusKey;
-      rerender(this.status, () => this.statusContent(state));
+      rerender(this.status, () => this.statusContent(state, game));
     }
-    fill(this.players, this.playersContent(state));
-    this.renderMoves(state);
+    fill(this.players, this.playersContent(state, game));
+    this.renderMoves(state, game);
     this.tick();
   }
 
   // ----- the players around the board -----
 
-  plate(state, seat, extraClass = "") {
-    const game = state.game;
+  /**
+   * A player's plate by the board: name, presence, points, timer.
+   * @param {RoomState} state
+   * @param {GameData} game
+   * @param {number} seat
+   * @returns {HTMLElement}
+   */
+  plate(state, game, seat) {
     const seatView = state.seats[seat];
     const army = seatArmy(seat, state.duo);
     const out = game.armies[seat] === "out";
     const toMove = game.to_move === seat;
     const mine = state.yourSeats.includes(seat);
-    const el = h("div", { class: ["plate-inner", extraClass, toMove && "to-move", out && "out", mine && "mine"], dataset: { seat: String(seat) } });
+    const el = h("div", { class: ["plate-inner", toMove && "to-move", out && "out", mine && "mine"], dataset: { seat: String(seat) } });
     el.style.setProperty("--army", out ? OUT_COLOR : army.color);
     const name = state.seatName(seat) || seatView.label;
     el.append(
@@ -189,20 +240,25 @@ export class GameView {
         game.armies[seat] === "king_walking" ? h("span", { class: "presence gone", text: "king walks" }) : null,
         out ? h("span", { class: "presence gone", text: "out" }) : null),
       h("div", { class: "plate-bottom" },
-        state.settings.preset.startsWith("ffa") ? h("span", { class: "points", text: `${game.points[seat]} pts` }) : null,
+        state.ffa ? h("span", { class: "points", text: `${game.points[seat]} pts` }) : null,
         h("span", { class: "timer", dataset: { timer: String(seat) } })),
     );
     return el;
   }
 
-  renderPlates(state) {
+  /**
+   * @param {RoomState} state
+   * @param {GameData} game
+   */
+  renderPlates(state, game) {
     if (state.duo) {
       for (const plate of this.plates.values()) plate.hidden = true;
       const bottomWhite = this.board.rotation === 0;
+      /** @param {boolean} white */
       const row = (white) => {
         const seats = white ? [0, 2] : [1, 3];
         return [
-          ...seats.map((seat) => this.plate(state, seat)),
+          ...seats.map((seat) => this.plate(state, game, seat)),
           h("div", { class: "bank", dataset: { bank: white ? "0" : "1" } }, h("span", { class: "bank-label", text: white ? "White" : "Black" }), h("span", { class: "bank-time" })),
         ];
       };
@@ -217,16 +273,21 @@ export class GameView {
     for (let seat = 0; seat < 4; seat++) {
       const corner = CORNER_OF_SIDE[this.board.sideOfSeat(seat)];
       const plate = this.plates.get(corner);
+      if (!plate) continue;
       plate.hidden = false;
-      fill(plate, this.plate(state, seat));
+      fill(plate, this.plate(state, game, seat));
     }
   }
 
-  /** The result over the board, until dismissed. */
-  renderOverlay(state) {
-    const r = state.game.result;
+  /**
+   * The result over the board, until dismissed.
+   * @param {RoomState} state
+   * @param {GameData} game
+   */
+  renderOverlay(state, game) {
+    const r = game.result;
     const key = r ? `${state.v}:${r.text}` : null;
-    if (!r || this.dismissed === r.text + state.game.ply) {
+    if (!r || this.dismissed === r.text + game.ply) {
       this.overlay.hidden = true;
       this.overlayKey = null;
       return;
@@ -240,15 +301,18 @@ export class GameView {
       h("p", { class: "board-result-headline", text: headline }),
       h("p", { class: "board-result-text", text: r.text }),
       h("button", { class: "btn small", type: "button", text: "Show the board", on: { click: () => {
-        this.dismissed = r.text + state.game.ply;
+        this.dismissed = r.text + game.ply;
         this.overlay.hidden = true;
       } } }),
     );
     this.overlay.hidden = false;
   }
 
-  renderTurnLine(state) {
-    const game = state.game;
+  /**
+   * @param {RoomState} state
+   * @param {GameData} game
+   */
+  renderTurnLine(state, game) {
     this.turnLine.className = "turn-line";
     if (game.result) {
       this.turnLine.textContent = "Game over";
@@ -272,20 +336,23 @@ export class GameView {
     const state = this.state;
     if (!state || !state.game) return;
     const game = state.game;
+    /** @type {import("./protocol.js").Clock} */
     const clock = game.result ? {} : game.clock || {};
     const remaining = turnRemaining(clock);
     const text = remaining === null ? "" : formatMs(remaining);
-    for (const el of this.el.querySelectorAll("[data-timer]")) {
+    for (const el of this.el.querySelectorAll("span[data-timer]")) {
+      if (!(el instanceof HTMLElement)) continue;
       const which = el.dataset.timer;
       const show = which === "turn" || Number(which) === game.to_move;
-      el.textContent = show && state.settings.turn_limit ? text : "";
+      el.textContent = show && state.roomSettings.turn_limit ? text : "";
       el.classList.toggle("low", show && remaining !== null && remaining < 10000);
     }
     const banks = banksNow(clock.banks_ms ? clock : game.clock, game.result ? null : game.to_move);
-    for (const el of this.el.querySelectorAll("[data-bank]")) {
+    for (const el of this.el.querySelectorAll("div[data-bank]")) {
+      if (!(el instanceof HTMLElement)) continue;
       const side = Number(el.dataset.bank);
       const time = el.querySelector(".bank-time");
-      if (!banks) {
+      if (!banks || !time) {
         el.hidden = true;
         continue;
       }
@@ -300,49 +367,67 @@ export class GameView {
 
   // ----- status, offers, actions, result -----
 
-  actingSeat(state) {
-    const mine = state.yourSeats.filter((s) => state.game.armies[s] !== "out");
+  /**
+   * The seat of mine that acts (offers, resigns): the one to move, else the first still playing.
+   * @param {RoomState} state
+   * @param {GameData} game
+   * @returns {number | null}
+   */
+  actingSeat(state, game) {
+    const mine = state.yourSeats.filter((s) => game.armies[s] !== "out");
     if (!mine.length) return null;
-    if (mine.includes(state.game.to_move)) return state.game.to_move;
+    if (game.to_move !== null && mine.includes(game.to_move)) return game.to_move;
     return mine[0];
   }
 
-  /** Who you are in this game, in a line. */
+  /**
+   * Who you are in this game, in a line.
+   * @param {RoomState} state
+   * @returns {HTMLElement}
+   */
   youPlay(state) {
     const mine = state.yourSeats;
     if (!mine.length) return h("p", { class: "you-play", text: "You are watching this game." });
+    /** @type {Element[]} */
     const parts = [h("span", { text: "You play" })];
     mine.forEach((seat, i) => {
       if (i) parts.push(h("span", { text: "and" }));
       parts.push(armyBadge(seat, state.duo, { size: 14 }), h("strong", { text: state.seats[seat].label }));
     });
-    const ffa = state.settings.preset.startsWith("ffa");
-    if (!ffa && mine.length === 1) {
+    if (!state.ffa && mine.length === 1) {
       const partner = (mine[0] + 2) % 4;
       parts.push(h("span", { text: "· partner" }), armyBadge(partner, state.duo, { size: 14 }), h("strong", { text: seatTitle(state, partner) }));
     }
     return h("p", { class: "you-play" }, parts);
   }
 
-  statusContent(state) {
-    const game = state.game;
+  /**
+   * The status card: who you are, the result or the offers and your actions, the session.
+   * @param {RoomState} state
+   * @param {GameData} game
+   * @returns {HTMLElement[]}
+   */
+  statusContent(state, game) {
     const out = [this.youPlay(state)];
     if (game.result) {
-      out.push(this.resultBlock(state));
+      out.push(this.resultBlock(state, game.result));
     } else {
       if (game.clock && game.clock.paused) out.push(h("p", { class: "notice warn", text: "The clocks are stopped while a player is away." }));
-      const seat = this.actingSeat(state);
-      if (game.draw_offer && game.draw_offer.length) out.push(this.drawOfferBlock(state, seat));
-      if (game.resignation_request !== undefined && game.resignation_request !== null) out.push(this.resignationBlock(state));
-      if (seat !== null) out.push(this.actionsBlock(state, seat));
+      const seat = this.actingSeat(state, game);
+      if (game.draw_offer && game.draw_offer.length) out.push(this.drawOfferBlock(state, game.draw_offer, seat));
+      if (game.resignation_request !== undefined && game.resignation_request !== null) out.push(this.resignationBlock(state, game.resignation_request));
+      if (seat !== null) out.push(this.actionsBlock(state, game, seat));
     }
-    if (state.session) out.push(this.sessionBlock(state));
+    if (state.session) out.push(this.sessionBlock(state.session));
     return out;
   }
 
-  resultBlock(state) {
-    const game = state.game;
-    const r = game.result;
+  /**
+   * @param {RoomState} state
+   * @param {import("./protocol.js").GameResult} r
+   * @returns {HTMLElement}
+   */
+  resultBlock(state, r) {
     const mine = state.yourSeats;
     let headline = "Draw";
     if (r.winners.length) {
@@ -351,7 +436,7 @@ export class GameView {
     }
     let verdict = null;
     let verdictClass = "";
-    if (mine.length && !game.result.winners.length) verdict = "A draw.";
+    if (mine.length && !r.winners.length) verdict = "A draw.";
     else if (mine.length) {
       const won = mine.some((s) => r.winners.includes(s));
       verdict = won ? "You won!" : "You lost.";
@@ -373,9 +458,13 @@ export class GameView {
     return block;
   }
 
-  drawOfferBlock(state, seat) {
-    const game = state.game;
-    const agreed = game.draw_offer;
+  /**
+   * @param {RoomState} state
+   * @param {number[]} agreed the seats that agreed to the draw
+   * @param {number | null} seat the seat of mine that may answer
+   * @returns {HTMLElement}
+   */
+  drawOfferBlock(state, agreed, seat) {
     const names = agreed.map((s) => state.seats[s].label).join(", ");
     const block = h("div", { class: "offer", role: "status" }, h("p", { text: `Draw offered · agreed: ${names}` }));
     if (seat !== null && !agreed.includes(seat)) {
@@ -386,8 +475,12 @@ export class GameView {
     return block;
   }
 
-  resignationBlock(state) {
-    const asker = state.game.resignation_request;
+  /**
+   * @param {RoomState} state
+   * @param {number} asker the seat that wants to resign
+   * @returns {HTMLElement}
+   */
+  resignationBlock(state, asker) {
     const partner = (asker + 2) % 4;
     const block = h("div", { class: "offer", role: "status" }, h("p", { text: `${seatTitle(state, asker)} wants to resign.` }));
     if (state.yourSeats.includes(partner)) {
@@ -400,9 +493,16 @@ export class GameView {
     return block;
   }
 
-  actionsBlock(state, seat) {
-    const game = state.game;
-    const settings = state.settings;
+  /**
+   * Resign, offer a draw, take back, claim: what the rules let the seat do (the server's
+   * rules view), with the game's counts.
+   * @param {RoomState} state
+   * @param {GameData} game
+   * @param {number} seat
+   * @returns {HTMLElement}
+   */
+  actionsBlock(state, game, seat) {
+    const rules = game.rules;
     const row = h("div", { class: "button-row actions" });
     const walking = game.armies[seat] === "king_walking";
     if (!walking) {
@@ -411,19 +511,23 @@ export class GameView {
         h("button", { class: "btn", type: "button", dataset: { key: "draw", action: "offer-draw" }, disabled: game.draw_offer && game.draw_offer.includes(seat), text: "Offer draw", on: { click: () => this.actions.offerDraw(seat) } }),
       );
     }
-    if (settings.lifelines) {
+    if (rules.takebacks > 0) {
       const left = game.lifelines[seat % 2];
       row.append(h("button", { class: "btn", type: "button", dataset: { key: "takeback", action: "take-back" }, disabled: left === 0, text: `Take back (${left} left)`, on: { click: () => this.actions.takeBack(seat) } }));
     }
-    const opponentsGone = state.duo && state.seats.some((s) => s.seat % 2 !== seat % 2 && s.occupant === "human" && s.presence === "gone");
-    if ((settings.claim_win && settings.preset.startsWith("ffa")) || opponentsGone) {
+    // Duo's claim is against an opponent away past the grace period, whose presence says `gone`.
+    const opponentsGone = state.seats.some((s) => s.seat % 2 !== seat % 2 && s.occupant === "human" && s.presence === "gone");
+    if (rules.claim === "lead" || (rules.claim === "abandonment" && opponentsGone)) {
       row.append(h("button", { class: "btn", type: "button", dataset: { key: "claim", action: "claim-win" }, text: "Claim the win", on: { click: () => this.actions.claimWin(seat) } }));
     }
     return row;
   }
 
-  sessionBlock(state) {
-    const session = state.session;
+  /**
+   * @param {import("./protocol.js").SessionView} session
+   * @returns {HTMLElement}
+   */
+  sessionBlock(session) {
     return h("div", { class: "session" },
       h("h3", { text: `Switch partners · game ${session.game} of 3${session.finished ? " · finished" : ""}` }),
       h("ol", {}, session.standings.map((p) => h("li", {}, h("span", { text: p.name }), h("span", { class: "pts", text: String(p.points) })))));
@@ -431,10 +535,13 @@ export class GameView {
 
   // ----- players list -----
 
-  playersContent(state) {
-    const game = state.game;
+  /**
+   * @param {RoomState} state
+   * @param {GameData} game
+   */
+  playersContent(state, game) {
     const lost = lostPieces(game, state.duo);
-    const ffa = state.settings.preset.startsWith("ffa");
+    const ffa = state.ffa;
     const list = h("ul", { class: "player-list" });
     for (let seat = 0; seat < 4; seat++) {
       const seatView = state.seats[seat];
@@ -461,8 +568,13 @@ export class GameView {
     return [h("h2", { id: "players-title", class: "card-title", text: "Players" }), list];
   }
 
+  /**
+   * @param {string} type
+   * @param {string} letter
+   * @param {boolean} duo
+   */
   smallPiece(type, letter, duo) {
-    const army = pieceArmy(letter + type, duo);
+    const army = pieceArmy(letter + type, duo) || { color: OUT_COLOR };
     const icon = s("svg", { class: "mini-piece", viewBox: "0 0 100 100", "aria-hidden": "true" });
     icon.append(pieceGroup(type, { color: army.color, mark: null, dark: duo && letter === "b" }));
     return icon;
@@ -470,8 +582,13 @@ export class GameView {
 
   // ----- moves -----
 
-  renderMoves(state) {
-    const game = state.game;
+  /**
+   * The move list, a row per round, a column per army (per side in Duo), each move under the
+   * seat that played it (the server's `move_seats`).
+   * @param {RoomState} state
+   * @param {GameData} game
+   */
+  renderMoves(state, game) {
     const duo = state.duo;
     const table = h("table", { class: duo ? "moves duo" : "moves" });
     const head = h("tr", {}, h("th", { scope: "col", text: "#" }));
@@ -482,19 +599,21 @@ export class GameView {
     }
     table.append(h("thead", {}, head));
     const body = h("tbody");
+    /** @type {HTMLTableRowElement | null} */
     let row = null;
+    /** @type {number | null} */
     let last = null;
     let number = 0;
     const lastIndex = game.moves.length - 1;
     game.moves.forEach((text, i) => {
       const seat = state.plySeats[i];
       const column = duo ? seat % 2 : seat;
-      if (row === null || column <= last) {
+      if (row === null || last === null || column <= last) {
         number += 1;
         row = h("tr", {}, h("th", { scope: "row", text: String(number) }), columns.map(() => h("td")));
         body.append(row);
       }
-      const cell = row.children[column + 1];
+      const cell = row.cells[column + 1];
       cell.textContent = text;
       cell.title = seatTitle(state, seat);
       if (state.plyAuto[i]) {

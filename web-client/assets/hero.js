@@ -7,6 +7,7 @@ import { pieceGroup } from "./pieces.js";
 
 const BACK = "RNBQKBNR";
 
+/** The decorative board, as an SVG hidden from screen readers. */
 export function heroBoard() {
   const svg = s("svg", { class: "hero-board", viewBox: "0 0 1400 1400", "aria-hidden": "true", focusable: "false" });
   for (let f = 0; f < 14; f++) {
@@ -15,6 +16,12 @@ export function heroBoard() {
       svg.append(s("rect", { x: f * 100, y: (13 - r) * 100, width: 100, height: 100, class: (f + r) % 2 === 0 ? "bg dark" : "bg light" }));
     }
   }
+  /**
+   * @param {import("./armies.js").ArmyLook} army
+   * @param {string} type
+   * @param {number} f
+   * @param {number} r
+   */
   const place = (army, type, f, r) => {
     const g = s("g", { transform: `translate(${f * 100 + 5} ${(13 - r) * 100 + 5}) scale(0.9)` });
     g.append(pieceGroup(type, { color: army.color, mark: army.mark, dark: false }));

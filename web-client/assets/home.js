@@ -7,6 +7,9 @@ import { updateRoomTokens } from "./storage.js";
 import { errorText } from "./ui.js";
 import { heroBoard } from "./hero.js";
 
+/** @typedef {(path: string, options?: {replace?: boolean}) => void} Navigate */
+
+/** @type {import("./settings-form.js").FormSettings} */
 const DEFAULTS = {
   preset: "teams",
   turn_limit: 0,
@@ -21,6 +24,10 @@ const DEFAULTS = {
   show_legal_moves: true,
 };
 
+/**
+ * @param {{navigate: Navigate}} page
+ * @returns {HTMLElement}
+ */
 export function homePage({ navigate }) {
   let settings = { ...DEFAULTS };
   const form = new SettingsForm(settings, (_patch, next) => {
@@ -46,7 +53,7 @@ export function homePage({ navigate }) {
             });
             navigate(room.link);
           } catch (err) {
-            error.textContent = errorText(err);
+            error.textContent = errorText(err instanceof Error ? err : {});
             create.disabled = false;
             create.textContent = "Create room";
           }
@@ -69,8 +76,12 @@ export function homePage({ navigate }) {
           e.preventDefault();
           const text = joinInput.value.trim();
           const m = /([0-9a-z]{13})\/?$/.exec(text);
-          if (m) navigate(`/r/${m[1]}`);
-          else joinInput.setCustomValidity("That is not a room link."), joinInput.reportValidity();
+          if (m) {
+            navigate(`/r/${m[1]}`);
+          } else {
+            joinInput.setCustomValidity("That is not a room link.");
+            joinInput.reportValidity();
+          }
         },
       },
     },

@@ -1,13 +1,17 @@
 // The room before the game: the link to share, the four seats (take one with a name), and for
 // the host the settings, CPU seats, moving and removing players, and the start.
 
-import { h, fill, rerender } from "./dom.js";
+import { h, add, fill, rerender } from "./dom.js";
 import { presetInfo, seatArmy } from "./armies.js";
 import { SettingsForm, describeSettings } from "./settings-form.js";
 import { armyBadge, presenceBadge } from "./ui.js";
 import { lastName, saveName } from "./storage.js";
 
+/** @typedef {import("./state.js").RoomState} RoomState */
+/** @typedef {import("./protocol.js").SeatView} SeatView */
+
 export class Lobby {
+  /** @param {import("./room.js").Actions} actions */
   constructor(actions) {
     this.actions = actions;
     this.nameInput = h("input", { id: "your-name", type: "text", maxlength: "32", value: lastName(), placeholder: "Your name", autocomplete: "nickname" });
@@ -16,6 +20,7 @@ export class Lobby {
     this.seats = h("div", { class: "seat-grid" });
     this.hostBox = h("div", { class: "host-box" });
     this.settingsBox = h("section", { class: "card settings-card", "aria-labelledby": "settings-title" });
+    /** @type {SettingsForm | null} */
     this.form = null;
     this.main = h(
       "div",
@@ -28,20 +33,23 @@ export class Lobby {
         this.hostBox),
     );
     this.el = h("div", { class: "lobby" }, this.header, this.main, this.settingsBox);
+    /** @type {string | null} what was drawn last */
     this.key = null;
   }
 
+  /** @param {HTMLElement} chatEl */
   attachChat(chatEl) {
     this.main.append(chatEl);
   }
 
+  /** @param {RoomState} state */
   update(state) {
     // Redraw only when something shown here changed (not for a chat line, say): a button
     // replaced under the pointer would lose the click.
     const key = JSON.stringify([state.seats, state.hostSeat, state.yourSeats, state.youAreHost, state.settings]);
     if (key === this.key) return;
     this.key = key;
-    const preset = presetInfo(state.settings.preset);
+    const preset = presetInfo(state.roomSettings.preset);
     fill(
       this.header,
       h("h1", { class: "room-title" }, preset.name),
@@ -53,12 +61,17 @@ export class Lobby {
     this.renderSettings(state);
   }
 
+  /**
+   * @param {SeatView} seat
+   * @param {RoomState} state
+   * @returns {HTMLElement}
+   */
   seatCard(seat, state) {
     const duo = state.duo;
     const army = seatArmy(seat.seat, duo);
     const mine = state.yourSeats.includes(seat.seat);
     const host = state.youAreHost;
-    const team = duo ? (seat.seat % 2 === 0 ? "White" : "Black") : state.settings.preset.startsWith("ffa") ? "On their own" : seat.seat % 2 === 0 ? "Red + Yellow" : "Blue + Green";
+    const team = duo ? (seat.seat % 2 === 0 ? "White" : "Black") : state.ffa ? "On their own" : seat.seat % 2 === 0 ? "Red + Yellow" : "Blue + Green";
     const card = h("article", { class: ["seat-card", `seat-${seat.seat}`, duo ? "duo" : "cross", mine && "mine", seat.occupant], dataset: { seat: String(seat.seat) } });
     card.style.setProperty("--army", army.color);
     card.append(
@@ -67,7 +80,8 @@ export class Lobby {
     const body = h("div", { class: "seat-body" });
     const tools = h("div", { class: "seat-tools" });
     if (seat.occupant === "human") {
-      body.append(
+      add(
+        body,
         h("div", { class: "seat-name" }, h("span", { class: "name", text: seat.name }), mine ? h("span", { class: "tag you", text: "you" }) : null, state.hostSeat === seat.seat ? h("span", { class: "tag host", text: "host" }) : null),
         presenceBadge(seat),
       );
@@ -88,11 +102,11 @@ export class Lobby {
         }
       }
     } else if (seat.occupant === "cpu") {
-      body.append(h("div", { class: "seat-name" }, h("span", { class: "name", text: "CPU" })), presenceBadge(seat));
+      add(body, h("div", { class: "seat-name" }, h("span", { class: "name", text: "CPU" })), presenceBadge(seat));
       if (host) {
         const level = h("select", { class: "small", "aria-label": `CPU level for ${seat.label}`, dataset: { key: `cpu-level-${seat.seat}` } },
           ["easy", "medium", "hard"].map((l) => h("option", { value: l, text: l[0].toUpperCase() + l.slice(1), selected: l === seat.cpu_level })));
-        level.addEventListener("change", () => this.actions.setCpu(seat.seat, level.value));
+        level.addEventListener("change", () => this.actions.setCpu(seat.seat, /** @type {import("./protocol.js").CpuLevel} */ (level.value)));
         tools.append(level, h("button", { class: "btn small", type: "button", dataset: { key: `free-${seat.seat}` }, text: "Free the seat", on: { click: () => this.actions.setCpu(seat.seat, null) } }));
       }
     } else {
@@ -107,12 +121,13 @@ export class Lobby {
           on: { click: () => this.sit(seat.seat) },
         }),
       );
-      if (host) tools.append(h("button", { class: "btn small", type: "button", dataset: { key: `cpu-${seat.seat}` }, text: "Add CPU", on: { click: () => this.actions.setCpu(seat.seat, state.settings.cpu_level) } }));
+      if (host) tools.append(h("button", { class: "btn small", type: "button", dataset: { key: `cpu-${seat.seat}` }, text: "Add CPU", on: { click: () => this.actions.setCpu(seat.seat, state.roomSettings.cpu_level) } }));
     }
     card.append(body, tools);
     return card;
   }
 
+  /** @param {number} seat */
   sit(seat) {
     const name = this.nameInput.value.trim();
     if (!name) {
@@ -126,6 +141,10 @@ export class Lobby {
     this.actions.takeSeat(seat, name);
   }
 
+  /**
+   * @param {RoomState} state
+   * @returns {HTMLElement}
+   */
   hostControls(state) {
     if (!state.youAreHost) {
       return h("p", { class: "waiting", text: state.yourSeats.length ? "Waiting for the host to start the game…" : "Take a free seat, or stay and watch." });
@@ -135,17 +154,19 @@ export class Lobby {
       "div",
       { class: "start-row" },
       h("button", { class: "btn primary big", type: "button", dataset: { key: "start", action: "start" }, text: "Start the game", on: { click: () => this.actions.start() } }),
-      h("p", { class: "muted", text: empty ? `${empty} free seat${empty > 1 ? "s" : ""} will be played by the CPU (${state.settings.cpu_level}).` : "Everyone is seated." }),
+      h("p", { class: "muted", text: empty ? `${empty} free seat${empty > 1 ? "s" : ""} will be played by the CPU (${state.roomSettings.cpu_level}).` : "Everyone is seated." }),
     );
   }
 
+  /** @param {RoomState} state */
   renderSettings(state) {
+    const settings = state.roomSettings;
     if (state.youAreHost) {
       if (!this.form) {
-        this.form = new SettingsForm(state.settings, (patch) => this.actions.updateSettings(patch));
+        this.form = new SettingsForm(settings, (patch) => this.actions.updateSettings(patch));
         fill(this.settingsBox, h("h2", { id: "settings-title", class: "card-title", text: "Settings" }), this.form.el);
       } else {
-        this.form.update(state.settings);
+        this.form.update(settings);
       }
       return;
     }
@@ -153,7 +174,7 @@ export class Lobby {
     fill(
       this.settingsBox,
       h("h2", { id: "settings-title", class: "card-title", text: "Settings" }),
-      h("p", { class: "settings-summary", text: describeSettings(state.settings) }),
+      h("p", { class: "settings-summary", text: describeSettings(settings) }),
       h("p", { class: "muted", text: "The host chooses the settings." }),
     );
   }

@@ -1,14 +1,16 @@
 // The client's entry point: the page frame and the routes, `/` (home) and `/r/<room-id>`.
 
-import { h, fill } from "./dom.js";
+import { h, fill, byId } from "./dom.js";
 import { homePage } from "./home.js";
 import { roomPage } from "./room.js";
 import { announcer } from "./announce.js";
 import { crownIcon } from "./brand.js";
 
-const app = document.getElementById("app");
+const app = byId("app");
+/** @type {import("./room.js").RoomPage | null} */
 let current = null;
 
+/** @type {import("./home.js").Navigate} */
 function navigate(path, { replace = false } = {}) {
   if (replace) history.replaceState(null, "", path);
   else history.pushState(null, "", path);
@@ -16,7 +18,7 @@ function navigate(path, { replace = false } = {}) {
 }
 
 function route() {
-  if (current && current.destroy) current.destroy();
+  if (current) current.destroy();
   current = null;
   const path = location.pathname;
   const room = /^\/r\/([0-9a-z]+)\/?$/.exec(path);
@@ -25,10 +27,11 @@ function route() {
   if (room) {
     current = roomPage(room[1], { navigate });
     fill(main, current.el);
-    window.fourkings = current.debug;
+    // For the browser tests and for debugging from the console.
+    Object.assign(window, { fourkings: current.debug });
   } else {
     fill(main, homePage({ navigate }));
-    window.fourkings = null;
+    Object.assign(window, { fourkings: null });
   }
   window.scrollTo(0, 0);
 }

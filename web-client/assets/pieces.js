@@ -6,6 +6,7 @@ import { s } from "./dom.js";
 
 const BASE = "M24 86 Q24 76 34 76 H66 Q76 76 76 86 Z";
 
+/** @type {Record<string, string[]>} */
 const SHAPES = {
   P: [
     "M36 76 Q38 60 44 54 Q36 50 38 42 Q40 35 50 35 Q60 35 62 42 Q64 50 56 54 Q62 60 64 76 Z",
@@ -36,9 +37,20 @@ const SHAPES = {
   ],
 };
 
-// Where the mark sits on each piece (its widest flat part).
+/**
+ * Where the mark sits on each piece (its widest flat part).
+ * @type {Record<string, [number, number]>}
+ */
 const MARK_AT = { P: [50, 64], R: [50, 60], N: [56, 62], B: [50, 67], Q: [50, 64], K: [50, 62] };
 
+/**
+ * One part of a piece: a path, or `circle:cx,cy,r`, or `line:x1,y1,x2,y2`.
+ * @param {string} spec
+ * @param {string} fill
+ * @param {string} stroke
+ * @param {number} width
+ * @returns {SVGElement}
+ */
 function shape(spec, fill, stroke, width) {
   if (spec.startsWith("circle:")) {
     const [cx, cy, r] = spec.slice(7).split(",");
@@ -51,6 +63,17 @@ function shape(spec, fill, stroke, width) {
   return s("path", { d: spec, fill, stroke, "stroke-width": width, "stroke-linejoin": "round" });
 }
 
+/**
+ * An army's mark (● ▲ ■ ◆) centred on (cx, cy), or null for none.
+ * @param {string | null} mark
+ * @param {number} cx
+ * @param {number} cy
+ * @param {number} r
+ * @param {string} fill
+ * @param {string} stroke
+ * @param {number} [width]
+ * @returns {SVGElement | null}
+ */
 export function markShape(mark, cx, cy, r, fill, stroke, width = 2.5) {
   const common = { fill, stroke, "stroke-width": width, "stroke-linejoin": "round" };
   switch (mark) {
@@ -70,7 +93,8 @@ export function markShape(mark, cx, cy, r, fill, stroke, width = 2.5) {
 /**
  * One piece as an SVG group in a 100 × 100 box.
  * @param {string} type  K Q R B N P
- * @param {{color: string, mark: string|null, dark: boolean}} look
+ * @param {{color: string, mark: string | null, dark: boolean}} look
+ * @returns {SVGGElement}
  */
 export function pieceGroup(type, look) {
   const stroke = look.dark ? "#0d0d0d" : "#22201e";
@@ -81,9 +105,8 @@ export function pieceGroup(type, look) {
     const isDetail = spec.startsWith("line:") || (type === "N" && spec.startsWith("circle:"));
     g.append(shape(spec, isDetail ? detail : look.color, isDetail ? detail : stroke, isDetail ? 3.5 : 3.2));
   }
-  if (look.mark) {
-    const [cx, cy] = MARK_AT[type] || [50, 62];
-    g.append(markShape(look.mark, cx, cy, 7.5, "#ffffff", "#22201e", 2.4));
-  }
+  const [cx, cy] = MARK_AT[type] || [50, 62];
+  const mark = markShape(look.mark, cx, cy, 7.5, "#ffffff", "#22201e", 2.4);
+  if (mark) g.append(mark);
   return g;
 }

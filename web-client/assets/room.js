@@ -12,24 +12,80 @@ import { noteClock } from "./clock.js";
 import { announce, announceNow } from "./announce.js";
 import { beepYourTurn, clickMove } from "./sound.js";
 import { confirmDialog, toast, errorText } from "./ui.js";
-import { presetInfo, isTeamsPreset } from "./armies.js";
+import { presetInfo, pieceWords } from "./armies.js";
+
+/** @typedef {import("./protocol.js").Request} Request */
+/** @typedef {import("./protocol.js").Ack} Ack */
+/** @typedef {import("./protocol.js").SettingsPatch} SettingsPatch */
+/** @typedef {import("./protocol.js").CpuLevel} CpuLevel */
+/** @typedef {import("./protocol.js").RulesView} RulesView */
+/** @typedef {import("./state.js").Change} Change */
+/** @typedef {import("./connection.js").Status} Status */
+
+/**
+ * What the views may ask the room to do; each sends its request and shows a refusal.
+ * @typedef {object} Actions
+ * @property {(seat: number, name: string) => Promise<void>} takeSeat
+ * @property {(seat: number) => Promise<unknown>} leaveSeat
+ * @property {(seat: number, level: CpuLevel | null) => Promise<unknown>} setCpu
+ * @property {(from: number, to: number) => Promise<unknown>} movePlayer
+ * @property {(seat: number) => Promise<void>} removePlayer
+ * @property {(patch: SettingsPatch) => Promise<unknown>} updateSettings
+ * @property {() => Promise<unknown>} start
+ * @property {() => Promise<unknown>} rematch
+ * @property {(text: string) => void} move a move in coordinate form, for the seat to move
+ * @property {(text: string) => void} notice
+ * @property {(seat: number) => Promise<void>} resign
+ * @property {(seat: number) => Promise<void>} offerDraw
+ * @property {(seat: number, accept: boolean) => Promise<unknown>} answerDraw
+ * @property {(seat: number, accept: boolean) => Promise<void>} answerResignation
+ * @property {(seat: number) => Promise<void>} takeBack
+ * @property {(seat: number) => Promise<void>} claimWin
+ */
+
+/**
+ * A room's page: its element, what to do when leaving it, and handles for the browser tests.
+ * @typedef {{el: HTMLElement, destroy: () => void, debug: {state: RoomState, conn: Connection}}} RoomPage
+ */
+
+/**
+ * What resigning does, in the confirmation: the server's rule (`rules.resignation`).
+ * @type {Record<RulesView["resignation"], string>}
+ */
+const RESIGNING = {
+  team_loses: "Your team loses the game.",
+  partner_consent: "Your partner is asked to agree; then your team loses.",
+  out: "You leave the game.",
+  out_king_walks: "You leave the game; your king walks on by itself.",
+};
 
 const BASE_TITLE = "Four Kings";
 
+/**
+ * @param {string} roomId
+ * @param {{navigate: import("./home.js").Navigate}} page
+ * @returns {RoomPage}
+ */
 export function roomPage(roomId, { navigate }) {
   const state = new RoomState(roomId);
-  let conn = null;
+  /** @type {string | null} */
   let lastTurnKey = null;
   let wasDisconnected = false;
 
   // ----- requests -----
 
+  /**
+   * Sends a request; a refusal is shown (unless `quiet`) and passed on.
+   * @param {Request} msg
+   * @param {{quiet?: boolean}} [options]
+   * @returns {Promise<Ack>}
+   */
   async function act(msg, { quiet = false } = {}) {
     try {
       return await conn.request(msg);
     } catch (error) {
       if (!quiet) {
-        const text = errorText(error);
+        const text = errorText(error instanceof Error ? error : {});
         toast(text, "error");
         announceNow(text);
       }
@@ -37,14 +93,26 @@ export function roomPage(roomId, { navigate }) {
     }
   }
 
+  /**
+   * @param {string} type
+   * @param {number} seat
+   * @param {Record<string, unknown>} [extra]
+   * @returns {Request}
+   */
   const seatMsg = (type, seat, extra = {}) => ({ type, seat, token: state.tokenFor(seat), ...extra });
+  /**
+   * @param {string} type
+   * @param {Record<string, unknown>} [extra]
+   * @returns {Request}
+   */
   const hostMsg = (type, extra = {}) => ({ type, host_token: state.tokens.host, ...extra });
   const ignore = () => {};
 
+  /** @type {Actions} */
   const actions = {
     async takeSeat(seat, name) {
       const ack = await act({ type: "take_seat", seat, name }).catch(() => null);
-      if (!ack) return;
+      if (!ack || !ack.seat_token) return;
       state.setSeatToken(seat, ack.seat_token);
       if (!state.yourSeats.includes(seat)) state.yourSeats = [...state.yourSeats, seat];
       render({ kind: "seat_ack" });
@@ -61,7 +129,7 @@ export function roomPage(roomId, { navigate }) {
     updateSettings: (patch) =>
       act(hostMsg("update_settings", { settings: patch })).catch(() => {
         // Refused: show the settings as they are.
-        if (lobby.form) lobby.form.update(state.settings);
+        if (lobby.form && state.settings) lobby.form.update(state.settings);
       }),
     start: () => act(hostMsg("start")).catch(ignore),
     rematch: () => act(hostMsg("rematch")).catch(ignore),
@@ -75,11 +143,9 @@ export function roomPage(roomId, { navigate }) {
       announceNow(text);
     },
     async resign(seat) {
-      const consent = state.settings.preset === "teams-classic";
-      const teams = isTeamsPreset(state.settings.preset) || state.duo;
       const ok = await confirmDialog({
         title: "Resign?",
-        text: consent ? "Your partner is asked to agree; then your team loses." : teams ? "Your team loses the game." : "You leave the game.",
+        text: RESIGNING[state.rules ? state.rules.resignation : "team_loses"],
         confirm: "Resign",
         danger: true,
       });
@@ -96,7 +162,8 @@ export function roomPage(roomId, { navigate }) {
       act(seatMsg("answer_resignation", seat, { accept })).catch(ignore);
     },
     async takeBack(seat) {
-      if (await confirmDialog({ title: "Take back your team's move?", text: "This spends one of your team's two lifelines.", confirm: "Take back" })) {
+      const left = state.game ? state.game.lifelines[seat % 2] : 0;
+      if (await confirmDialog({ title: "Take back your team's move?", text: `This spends one of your team's lifelines (${left} left).`, confirm: "Take back" })) {
         act(seatMsg("take_back", seat)).catch(ignore);
       }
     },
@@ -110,14 +177,17 @@ export function roomPage(roomId, { navigate }) {
   // ----- the page -----
 
   const banner = h("div", { class: "conn-banner", role: "status", hidden: true });
-  const linkInput = h("input", { class: "link-input", type: "text", readonly: true, value: `${location.origin}/r/${roomId}`, "aria-label": "Room link", on: { focus: (e) => e.target.select() } });
+  /** @type {HTMLInputElement} */
+  const linkInput = h("input", { class: "link-input", type: "text", readonly: true, value: `${location.origin}/r/${roomId}`, "aria-label": "Room link", on: { focus: () => linkInput.select() } });
   const copyButton = h("button", { class: "btn primary small", type: "button", dataset: { action: "copy-link" }, text: "Copy link", on: { click: () => copyLink() } });
   const invite = h("div", { class: "invite" }, h("span", { class: "invite-label", text: "Invite" }), linkInput, copyButton);
   const lobby = new Lobby(actions);
   const game = new GameView(actions);
   const chat = new Chat({ send: ({ channel, text }) => act(channel === "spectators" ? { type: "chat", channel, text } : { ...seatMsg("chat", chatSeat()), channel, text }, { quiet: true }) });
+  const roomName = h("div", { class: "room-name" });
   const content = h("div", { class: "room-content" }, h("p", { class: "loading", text: "Joining the room…" }));
-  const el = h("div", { class: "room" }, banner, h("div", { class: "room-bar" }, h("div", { class: "room-name" }), invite), content);
+  const el = h("div", { class: "room" }, banner, h("div", { class: "room-bar" }, roomName, invite), content);
+  /** @type {"game" | "lobby" | null} */
   let mode = null;
 
   function chatSeat() {
@@ -130,7 +200,8 @@ export function roomPage(roomId, { navigate }) {
       await navigator.clipboard.writeText(text);
     } catch {
       linkInput.select();
-      document.execCommand && document.execCommand("copy");
+      // The old way, for browsers that keep the clipboard API from plain http pages.
+      document.execCommand("copy");
     }
     copyButton.textContent = "Copied ✓";
     announceNow("The room link is copied.");
@@ -140,6 +211,7 @@ export function roomPage(roomId, { navigate }) {
   // State changes are applied at once; drawing is batched to one per frame, so that a burst of
   // events (a replay after a reconnection, CPUs moving fast) costs one redraw.
   let renderPending = false;
+  /** @param {Change} [change] */
   function render(change) {
     if (state.v === null) return;
     updateTitle();
@@ -168,38 +240,43 @@ export function roomPage(roomId, { navigate }) {
         lobby.attachChat(chat.el);
       }
     }
-    const preset = presetInfo(state.settings.preset);
-    fill(el.querySelector(".room-name"), h("span", { class: "room-preset", text: preset.name }), h("span", { class: "room-state", text: inGame ? (state.game.result ? "finished" : "playing") : "waiting to start" }));
+    const preset = presetInfo(state.roomSettings.preset);
+    fill(roomName, h("span", { class: "room-preset", text: preset.name }), h("span", { class: "room-state", text: state.game ? (state.game.result ? "finished" : "playing") : "waiting to start" }));
     invite.classList.toggle("compact", inGame);
     el.classList.toggle("in-game", inGame);
     if (inGame) game.update(state);
     else lobby.update(state);
     chat.update(state);
-    document.body.dataset.status = state.status;
+    document.body.dataset.status = state.status || "";
     document.body.dataset.v = String(state.v);
     document.body.dataset.ply = state.game ? String(state.game.ply) : "";
     document.body.dataset.seats = state.yourSeats.join(",");
   }
 
   function updateTitle() {
-    const mine = state.mySeatToMove !== null;
-    document.title = mine ? `● Your move · ${BASE_TITLE}` : state.game && state.game.result ? `Game over · ${BASE_TITLE}` : BASE_TITLE;
-    const key = mine ? `${state.game.ply}:${state.game.to_move}` : null;
-    if (key && key !== lastTurnKey) {
+    const mine = state.mySeatToMove;
+    document.title = mine !== null ? `● Your move · ${BASE_TITLE}` : state.game && state.game.result ? `Game over · ${BASE_TITLE}` : BASE_TITLE;
+    const key = mine !== null && state.game ? `${state.game.ply}:${mine}` : null;
+    if (mine !== null && key !== lastTurnKey) {
       beepYourTurn();
-      announceNow(state.yourSeats.length > 1 ? `Your move, ${state.seats[state.game.to_move].label}.` : "Your move.");
+      announceNow(state.yourSeats.length > 1 ? `Your move, ${state.seats[mine].label}.` : "Your move.");
     }
     lastTurnKey = key;
   }
 
-  /** Words for what just happened, for the live region. */
+  /**
+   * Words for what just happened, for the live region.
+   * @param {Change} change
+   */
   function narrate(change) {
     const ev = change.event;
+    /** @param {number} seat */
     const who = (seat) => seatTitle(state, seat);
-    switch (change.kind) {
+    if (!ev) return;
+    switch (ev.kind) {
       case "moved": {
         const parts = [`${who(ev.seat)}${ev.automatic ? ", played by the CPU," : ""} ${ev.text}.`];
-        if (change.captured && change.captured.length) parts.push(`Captured: ${change.captured.map((c) => describeCode(c)).join(", ")}.`);
+        if (change.captured && change.captured.length) parts.push(`Captured: ${change.captured.map((c) => pieceWords(c, state.duo)).join(", ")}.`);
         if (ev.checks.length) parts.push(`Check to ${ev.checks.map((s) => state.seats[s].label).join(" and ")}.`);
         if (ev.result) parts.push(`Game over: ${ev.result.text}`);
         else if (ev.to_move !== null && !state.yourSeats.includes(ev.to_move)) parts.push(`${who(ev.to_move)} to move.`);
@@ -208,10 +285,13 @@ export function roomPage(roomId, { navigate }) {
         break;
       }
       case "started":
-      case "rematch":
-        announce(`The game has started. ${state.game.to_move !== null && !state.yourSeats.includes(state.game.to_move) ? `${who(state.game.to_move)} to move.` : ""}`);
+      case "rematch": {
+        const first = ev.game.to_move;
+        announce(`The game has started. ${first !== null && !state.yourSeats.includes(first) ? `${who(first)} to move.` : ""}`);
         break;
+      }
       case "game_changed": {
+        /** @type {Record<string, string>} */
         const words = {
           resigned: `${who(ev.seat)} resigned.`,
           resignation_requested: `${who(ev.seat)} wants to resign and asks their partner.`,
@@ -228,6 +308,7 @@ export function roomPage(roomId, { navigate }) {
         break;
       }
       case "presence": {
+        /** @type {Record<string, string>} */
         const words = { online: "is back", away: "is away", cpu_playing: "is away: the CPU plays for them", gone: "has left" };
         announce(`${who(ev.seat)} ${words[ev.presence] || ev.presence}.`);
         break;
@@ -246,13 +327,9 @@ export function roomPage(roomId, { navigate }) {
     }
   }
 
-  function describeCode(code) {
-    const army = state.duo ? (code[0] === "w" ? "white" : "black") : { r: "red", b: "blue", y: "yellow", g: "green" }[code[0]];
-    return `${army} ${{ K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" }[code[1]]}`;
-  }
-
   // ----- connection -----
 
+  /** @param {Status} status */
   function showBanner(status) {
     if (status.state === "open") {
       if (wasDisconnected) {
@@ -300,7 +377,7 @@ export function roomPage(roomId, { navigate }) {
     banner.hidden = true;
   }
 
-  conn = new Connection(roomId, {
+  const conn = new Connection(roomId, {
     hello: () => state.helloTokens(),
     version: () => state.v,
     onHello: (ack) => {
@@ -308,8 +385,8 @@ export function roomPage(roomId, { navigate }) {
       state.reconcileSeats(seats);
       if (state.v !== null) {
         // Catching up by events: no snapshot will say which seats this connection holds.
-        state.yourSeats = seats.slice().sort();
-        state.youAreHost = !!ack.host || seats.includes(state.hostSeat);
+        state.yourSeats = seats.slice().sort((a, b) => a - b);
+        state.youAreHost = !!ack.host || (state.hostSeat !== null && seats.includes(state.hostSeat));
         render({ kind: "hello" });
       }
     },
@@ -319,8 +396,8 @@ export function roomPage(roomId, { navigate }) {
     },
     onEvent: (msg) => {
       const ev = msg.event;
-      if (ev.clock) noteClock(ev.clock);
-      if (ev.game && ev.game.clock) noteClock(ev.game.clock);
+      if ("clock" in ev) noteClock(ev.clock);
+      if ("game" in ev && typeof ev.game === "object") noteClock(ev.game.clock);
       state.applyEvent(msg);
     },
     onLegalMoves: (msg) => state.applyLegalMoves(msg),

@@ -5,9 +5,30 @@
 import { h } from "./dom.js";
 import { PRESETS, isTeamsPreset } from "./armies.js";
 
+/** @typedef {import("./protocol.js").Settings} Settings */
+/** @typedef {import("./protocol.js").SettingsPatch} SettingsPatch */
+
+/**
+ * The settings the form shows (a room's settings have more: the form leaves the rest to the
+ * preset).
+ * @typedef {Pick<Settings, "preset" | "turn_limit" | "team_clock" | "cpu_level" | "promotion" | "pawn_breakthrough" | "lifelines" | "silent_partners" | "switch_partners" | "king_friendly_capture" | "show_legal_moves">} FormSettings
+ */
+
+/** @typedef {"pawn_breakthrough" | "minor_promotion" | "lifelines" | "silent_partners" | "switch_partners" | "king_friendly_capture"} TwistKey */
+
 let formCount = 0;
 
+/**
+ * A row of radio buttons.
+ * @template {string | number} T
+ * @param {string} name
+ * @param {string} legend
+ * @param {{value: T, label: string}[]} options
+ * @param {(value: T) => void} onPick
+ * @param {string} [extraClass]
+ */
 function radioGroup(name, legend, options, onPick, extraClass = "") {
+  /** @type {Map<string, HTMLInputElement>} */
   const inputs = new Map();
   const fieldset = h("fieldset", { class: `segmented ${extraClass}` }, h("legend", { text: legend }));
   const row = h("div", { class: "segments" });
@@ -17,19 +38,31 @@ function radioGroup(name, legend, options, onPick, extraClass = "") {
     row.append(h("label", { class: "segment" }, input, h("span", { text: label })));
   }
   fieldset.append(row);
-  return { el: fieldset, set: (value) => { const i = inputs.get(String(value)); if (i) i.checked = true; }, inputs };
+  /** @param {string | number} value */
+  const set = (value) => {
+    const i = inputs.get(String(value));
+    if (i) i.checked = true;
+  };
+  return { el: fieldset, set, inputs };
 }
 
 export class SettingsForm {
-  /** `onChange(patch, settings)` is called with the fields that changed. */
+  /**
+   * @param {FormSettings} settings
+   * @param {(patch: SettingsPatch, settings: FormSettings) => void} onChange called with the
+   *   fields that changed and the settings now
+   */
   constructor(settings, onChange) {
     this.id = ++formCount;
+    /** @type {FormSettings} */
     this.settings = { ...settings };
     this.onChange = onChange;
     this.el = h("div", { class: "settings-form" });
+    /** @param {string} n */
     const name = (n) => `${n}-${this.id}`;
 
     const presetBox = h("fieldset", { class: "presets" }, h("legend", { text: "Game" }));
+    /** @type {Map<string, HTMLInputElement>} */
     this.presetInputs = new Map();
     for (const preset of PRESETS) {
       const input = h("input", { type: "radio", name: name("preset"), value: preset.id, on: { change: () => this.pickPreset(preset.id) } });
@@ -59,7 +92,13 @@ export class SettingsForm {
       { value: "hard", label: "Hard" },
     ], (v) => this.change({ cpu_level: v }));
 
+    /**
+     * @param {TwistKey} key
+     * @param {string} label
+     * @param {string} help
+     */
     const twist = (key, label, help) => {
+      /** @type {HTMLInputElement} */
       const input = h("input", { type: "checkbox", name: `${key}-${this.id}`, on: { change: () => this.toggle(key, input.checked) } });
       return { key, input, el: h("label", { class: "twist" }, input, h("span", {}, h("strong", { text: label }), h("small", { text: help }))) };
     };
@@ -74,6 +113,7 @@ export class SettingsForm {
     this.duoOptions = [twist("king_friendly_capture", "Kings take their own pieces", "The king may capture a piece of its own side, as the other pieces may.")];
     this.duoBox = h("fieldset", { class: "twists duo-only" }, h("legend", { text: "Duo" }), this.duoOptions.map((t) => t.el));
 
+    /** @type {HTMLInputElement} */
     this.showLegal = h("input", { type: "checkbox", name: `legal-${this.id}`, on: { change: () => this.change({ show_legal_moves: this.showLegal.checked }) } });
     const more = h("label", { class: "twist" }, this.showLegal, h("span", {}, h("strong", { text: "Show legal moves" }), h("small", { text: "Mark where a selected piece may go." })));
 
@@ -81,6 +121,7 @@ export class SettingsForm {
     this.update(settings);
   }
 
+  /** @param {string} preset */
   pickPreset(preset) {
     // A new preset resets the rule options; keep the time per move the host chose.
     const patch = { preset, turn_limit: this.settings.turn_limit };
@@ -89,55 +130,72 @@ export class SettingsForm {
     this.onChange(patch, this.settings);
   }
 
+  /**
+   * @param {TwistKey} key
+   * @param {boolean} on
+   */
   toggle(key, on) {
     if (key === "minor_promotion") this.change({ promotion: on ? "minor" : "all" });
     else this.change({ [key]: on });
   }
 
+  /** @param {SettingsPatch} patch */
   change(patch) {
     this.settings = { ...this.settings, ...patch };
     this.update(this.settings);
     this.onChange(patch, this.settings);
   }
 
-  /** Shows `settings` (after an event, say) without rebuilding the form. */
+  /**
+   * Shows `settings` (after an event, say) without rebuilding the form.
+   * @param {FormSettings} settings
+   */
   update(settings) {
     this.settings = { ...settings };
     const preset = settings.preset;
     const input = this.presetInputs.get(preset);
     if (input) input.checked = true;
-    for (const [id, i] of this.presetInputs) i.closest(".preset").classList.toggle("chosen", id === preset);
+    for (const [id, i] of this.presetInputs) i.closest(".preset")?.classList.toggle("chosen", id === preset);
     this.turnLimit.set(settings.turn_limit);
     this.teamClock.set(settings.team_clock);
     this.cpuLevel.set(settings.cpu_level);
-    for (const t of this.twists) t.input.checked = t.key === "minor_promotion" ? settings.promotion === "minor" : !!settings[t.key];
-    for (const t of this.duoOptions) t.input.checked = !!settings[t.key];
+    for (const { key, input } of [...this.twists, ...this.duoOptions]) input.checked = key === "minor_promotion" ? settings.promotion === "minor" : !!settings[key];
     this.showLegal.checked = settings.show_legal_moves !== false;
     this.el.classList.toggle("is-duo", preset === "duo");
     this.el.classList.toggle("is-teams", isTeamsPreset(preset));
   }
 
+  /** @param {boolean} disabled */
   setDisabled(disabled) {
     for (const el of this.el.querySelectorAll("input")) el.disabled = disabled;
   }
 }
 
-/** The patch that creates a room with these settings (only what differs from a preset's defaults). */
+/**
+ * The patch that creates a room with these settings (only what differs from a preset's defaults).
+ * @param {FormSettings} settings
+ * @returns {SettingsPatch}
+ */
 export function createPatch(settings) {
+  /** @type {SettingsPatch} */
   const patch = { preset: settings.preset, turn_limit: settings.turn_limit, cpu_level: settings.cpu_level };
   if (settings.preset === "duo") {
     patch.team_clock = settings.team_clock;
     if (settings.king_friendly_capture) patch.king_friendly_capture = true;
   }
   if (isTeamsPreset(settings.preset)) {
-    for (const key of ["pawn_breakthrough", "lifelines", "silent_partners", "switch_partners"]) if (settings[key]) patch[key] = true;
+    for (const key of /** @type {const} */ (["pawn_breakthrough", "lifelines", "silent_partners", "switch_partners"])) if (settings[key]) patch[key] = true;
     if (settings.promotion === "minor") patch.promotion = "minor";
   }
   if (settings.show_legal_moves === false) patch.show_legal_moves = false;
   return patch;
 }
 
-/** Words for settings, for those who cannot change them. */
+/**
+ * Words for settings, for those who cannot change them.
+ * @param {Settings} settings
+ * @returns {string}
+ */
 export function describeSettings(settings) {
   const parts = [];
   parts.push(settings.turn_limit ? `${settings.turn_limit} s per move` : "no time limit per move");

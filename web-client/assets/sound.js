@@ -3,15 +3,17 @@
 
 import { preference, savePreference } from "./storage.js";
 
+/** @type {AudioContext | null} */
 let ctx = null;
 let enabled = preference("sound", true);
 
 function unlock() {
   if (ctx) return;
-  const AudioContext = window.AudioContext || window.webkitAudioContext;
-  if (!AudioContext) return;
+  // Older Safari has only the prefixed constructor.
+  const Context = window.AudioContext || /** @type {{webkitAudioContext?: typeof AudioContext}} */ (window).webkitAudioContext;
+  if (!Context) return;
   try {
-    ctx = new AudioContext();
+    ctx = new Context();
   } catch {
     ctx = null;
   }
@@ -23,12 +25,20 @@ export function soundEnabled() {
   return enabled;
 }
 
+/** @param {boolean} on */
 export function setSoundEnabled(on) {
   enabled = on;
   savePreference("sound", on);
 }
 
-function tone(freq, start, length, volume) {
+/**
+ * @param {AudioContext} ctx
+ * @param {number} freq
+ * @param {number} start
+ * @param {number} length
+ * @param {number} volume
+ */
+function tone(ctx, freq, start, length, volume) {
   const osc = ctx.createOscillator();
   const gain = ctx.createGain();
   osc.type = "sine";
@@ -46,13 +56,13 @@ export function beepYourTurn() {
   if (!enabled || !ctx) return;
   if (ctx.state === "suspended") ctx.resume();
   const t = ctx.currentTime;
-  tone(660, t, 0.12, 0.15);
-  tone(880, t + 0.1, 0.18, 0.15);
+  tone(ctx, 660, t, 0.12, 0.15);
+  tone(ctx, 880, t + 0.1, 0.18, 0.15);
 }
 
 /** A soft click for a move. */
 export function clickMove() {
   if (!enabled || !ctx) return;
   if (ctx.state === "suspended") ctx.resume();
-  tone(300, ctx.currentTime, 0.06, 0.08);
+  tone(ctx, 300, ctx.currentTime, 0.06, 0.08);
 }

@@ -1,40 +1,80 @@
 // The room as this client holds it: a snapshot plus the events after it, applied in order. It
 // also keeps this device's tokens in step with the events that move them (a host moving a player,
-// a switch-partners rematch). Listeners hear what changed, to redraw and to announce.
+// a switch-partners rematch). Listeners hear what changed, to redraw and to announce. What the
+// rules let players do, and who played each move, are the server's word (`rules`,
+// `game.move_seats`): the client derives neither.
 
 import { roomTokens, saveRoomTokens, allSeatTokens } from "./storage.js";
 import { parseMove } from "./armies.js";
 
-const PLY_CACHE = "fourkings.plies.";
+/** @typedef {import("./protocol.js").Snapshot} Snapshot */
+/** @typedef {import("./protocol.js").GameView} GameView */
+/** @typedef {import("./protocol.js").SeatView} SeatView */
+/** @typedef {import("./protocol.js").Settings} Settings */
+/** @typedef {import("./protocol.js").RulesView} RulesView */
+/** @typedef {import("./protocol.js").ChatLine} ChatLine */
+/** @typedef {import("./protocol.js").SessionView} SessionView */
+/** @typedef {import("./protocol.js").RoomStatus} RoomStatus */
+/** @typedef {import("./protocol.js").RoomEvent} RoomEvent */
+/** @typedef {import("./protocol.js").MovedEvent} MovedEvent */
+/** @typedef {import("./protocol.js").EventMessage} EventMessage */
+/** @typedef {import("./protocol.js").LegalMovesMessage} LegalMovesMessage */
+/** @typedef {import("./protocol.js").LegalMoves} LegalMoves */
+
+/**
+ * What changed, for the listeners: the kind (`snapshot`, `legal_moves`, an event's kind, or one
+ * the page adds such as `hello`), the event if it was one, and the pieces a move captured.
+ * @typedef {{kind: string, event?: RoomEvent, captured?: string[]}} Change
+ */
+
+/** @typedef {(change: Change, state: RoomState) => void} Listener */
 
 export class RoomState {
+  /** @param {string} roomId */
   constructor(roomId) {
     this.roomId = roomId;
+    /** @type {number | null} the version held; null before the first snapshot */
     this.v = null;
+    /** @type {RoomStatus | null} */
     this.status = null;
+    /** @type {Settings | null} */
     this.settings = null;
+    /** @type {RulesView | null} what the rules let players do, as the server last said */
+    this.rules = null;
+    /** @type {SeatView[]} */
     this.seats = [];
+    /** @type {number | null} */
     this.hostSeat = null;
+    /** @type {number[]} */
     this.yourSeats = [];
     this.youAreHost = false;
+    /** @type {GameView | null} */
     this.game = null;
+    /** @type {(LegalMoves & {v: number}) | null} */
     this.legal = null;
+    /** @type {ChatLine[]} */
     this.chat = [];
+    /** @type {SessionView | null} */
     this.session = null;
-    this.plySeats = []; // the seat of each ply of the game (for the move list and PGN)
-    this.plyAuto = []; // plies the CPU played for a person (seen live)
-    this.eliminations = []; // [{ply, seat, token}] seen live, for PGN4
+    /** @type {boolean[]} plies the CPU played for a person (seen live) */
+    this.plyAuto = [];
     this.clockAt = 0; // Date.now() when the game's clock arrived
     this.snapshots = 0; // snapshots applied (a reconnection that catches up by events adds none)
     this.tokens = roomTokens(roomId);
+    /** @type {Set<Listener>} */
     this.listeners = new Set();
   }
 
+  /**
+   * @param {Listener} fn
+   * @returns {() => void} unsubscribes
+   */
   subscribe(fn) {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }
 
+  /** @param {Change} change */
   emit(change) {
     for (const fn of this.listeners) fn(change, this);
   }
@@ -45,28 +85,42 @@ export class RoomState {
     saveRoomTokens(this.roomId, this.tokens);
   }
 
+  /** The tokens for `hello`. @returns {{seat_tokens: string[], host_token?: string}} */
   helloTokens() {
+    /** @type {{seat_tokens: string[], host_token?: string}} */
     const msg = { seat_tokens: allSeatTokens(this.tokens) };
     if (this.tokens.host) msg.host_token = this.tokens.host;
     return msg;
   }
 
+  /**
+   * @param {number} seat
+   * @returns {string | null}
+   */
   tokenFor(seat) {
     return this.tokens.seats[seat] || null;
   }
 
+  /**
+   * @param {number} seat
+   * @param {string} token
+   */
   setSeatToken(seat, token) {
     this.tokens.seats[seat] = token;
     this.tokens.extra = this.tokens.extra.filter((t) => t !== token);
     this.saveTokens();
   }
 
+  /** @param {string} token */
   setHostToken(token) {
     this.tokens.host = token;
     this.saveTokens();
   }
 
-  /** The seats the server says the device's tokens hold (the ack of `hello`). */
+  /**
+   * The seats the server says the device's tokens hold (the ack of `hello`).
+   * @param {number[]} seats
+   */
   reconcileSeats(seats) {
     const held = new Set(seats.map(String));
     const orphans = [];
@@ -88,24 +142,32 @@ export class RoomState {
     this.saveTokens();
   }
 
+  /** @param {(seat: number) => number} moves where each seat's token goes */
   remapTokens(moves) {
+    /** @type {Record<string, string>} */
     const next = {};
     for (const [seat, token] of Object.entries(this.tokens.seats)) next[moves(Number(seat))] = token;
     this.tokens.seats = next;
     this.saveTokens();
   }
 
-  // ----- derived -----
+  // ----- what the server said, read for the views -----
 
+  /** Duo: the ordinary board, partners sharing one colour. */
   get duo() {
-    return this.settings && this.settings.preset === "duo";
+    return !!this.rules && this.rules.format === "duo";
+  }
+
+  /** Free-for-all: no teams, points by seat. */
+  get ffa() {
+    return !!this.rules && this.rules.format === "free_for_all";
   }
 
   get playing() {
-    return this.status === "playing" && this.game && !this.game.result;
+    return this.status === "playing" && !!this.game && !this.game.result;
   }
 
-  /** The seat of mine that is to move, if any. */
+  /** The seat of mine that is to move, if any. @returns {number | null} */
   get mySeatToMove() {
     const g = this.game;
     if (!g || g.result || g.to_move === null || g.to_move === undefined) return null;
@@ -121,126 +183,160 @@ export class RoomState {
     return l;
   }
 
+  /**
+   * The seat that played each of the game's moves (the server's `move_seats`).
+   * @returns {number[]}
+   */
+  get plySeats() {
+    return this.game ? this.game.move_seats : [];
+  }
+
+  /**
+   * A seat's occupant in a word: the person's name, `CPU`, or nothing for an empty seat.
+   * @param {number} seat
+   * @returns {string}
+   */
   seatName(seat) {
     const s = this.seats[seat];
     if (!s) return `Seat ${seat}`;
-    if (s.occupant === "human") return s.name;
+    if (s.occupant === "human") return s.name || "";
     if (s.occupant === "cpu") return "CPU";
     return "";
   }
 
+  /** The settings, which every view (drawn only once a snapshot came) may count on. */
+  get roomSettings() {
+    if (!this.settings) throw new Error("no snapshot yet");
+    return this.settings;
+  }
+
   // ----- applying what the server sends -----
 
+  /** @param {Snapshot} msg */
   applySnapshot(msg) {
     this.snapshots += 1;
     this.v = msg.v;
     this.status = msg.status;
     this.settings = msg.settings;
+    this.rules = msg.rules;
     this.seats = msg.seats;
     this.hostSeat = msg.host_seat;
     this.yourSeats = msg.your_seats || [];
     this.youAreHost = !!msg.you_are_host;
     if (msg.host_token) this.setHostToken(msg.host_token);
-    this.setGame(msg.game, true);
+    this.setGame(msg.game);
     this.legal = msg.legal_moves ? { ...msg.legal_moves, v: msg.v } : null;
     this.chat = msg.chat || [];
     this.session = msg.session || null;
     this.emit({ kind: "snapshot" });
   }
 
-  setGame(game, fromSnapshot) {
+  /** @param {GameView | null} game */
+  setGame(game) {
     this.game = game;
-    if (!game) {
-      this.plySeats = [];
-      this.eliminations = [];
-      return;
-    }
+    if (!game) return;
+    this.rules = game.rules;
+    this.plyAuto = this.plyAuto.slice(0, game.moves.length);
     this.clockAt = Date.now();
-    if (fromSnapshot) {
-      this.eliminations = [];
-      this.plySeats = this.cachedPlySeats(game);
-    } else {
-      this.plySeats = this.plySeats.slice(0, game.moves.length);
-      this.eliminations = this.eliminations.filter((e) => e.ply <= game.moves.length);
-    }
-    this.inferPlySeats();
   }
 
-  cachedPlySeats(game) {
-    try {
-      const cached = JSON.parse(localStorage.getItem(PLY_CACHE + this.roomId) || "null");
-      if (!cached || cached.first !== game.first_seat) return [];
-      const n = Math.min(cached.moves.length, game.moves.length);
-      for (let i = 0; i < n; i++) if (cached.moves[i] !== game.moves[i]) return cached.seats.slice(0, i);
-      if (cached.eliminations) this.eliminations = cached.eliminations.filter((e) => e.ply <= n);
-      return cached.seats.slice(0, n);
-    } catch {
-      return [];
-    }
-  }
-
-  savePlySeats() {
-    const g = this.game;
-    if (!g) return;
-    try {
-      localStorage.setItem(
-        PLY_CACHE + this.roomId,
-        JSON.stringify({ first: g.first_seat, moves: g.moves, seats: this.plySeats, eliminations: this.eliminations }),
-      );
-    } catch {
-      // not needed to play
-    }
-  }
-
-  /** Seats of plies we did not see played: the turn order from the first seat, skipping armies out. */
-  inferPlySeats() {
-    const g = this.game;
-    const out = (s) => g.armies[s] === "out";
-    let seat = this.plySeats.length ? this.plySeats[this.plySeats.length - 1] : null;
-    while (this.plySeats.length < g.moves.length) {
-      if (seat === null) seat = g.first_seat;
-      else {
-        let next = seat;
-        for (let i = 0; i < 4; i++) {
-          next = (next + 1) % 4;
-          if (!out(next)) break;
-        }
-        seat = next;
-      }
-      this.plySeats.push(seat);
-    }
-  }
-
+  /** @param {LegalMovesMessage} msg */
   applyLegalMoves(msg) {
     if (this.v !== null && msg.v < this.v) return; // stale
     this.legal = { seat: msg.seat, ply: msg.ply, moves: msg.moves, v: msg.v };
     this.emit({ kind: "legal_moves" });
   }
 
+  /** @param {EventMessage} msg */
   applyEvent(msg) {
     this.v = msg.v;
     const ev = msg.event;
-    const handler = this["on_" + ev.kind];
-    const extra = handler ? handler.call(this, ev) : null;
+    /** @type {{captured?: string[]} | undefined} */
+    let extra = undefined;
+    switch (ev.kind) {
+      case "seat_taken":
+        this.seats[ev.seat] = { ...this.seats[ev.seat], occupant: "human", name: ev.name, presence: "online", cpu_level: undefined };
+        break;
+      case "seat_left":
+        this.onSeatLeft(ev.seat);
+        break;
+      case "player_moved":
+        this.onPlayerMoved(ev.from, ev.to);
+        break;
+      case "cpu_seat": {
+        const label = this.seats[ev.seat].label;
+        this.seats[ev.seat] = ev.level ? { seat: ev.seat, label, occupant: "cpu", cpu_level: ev.level } : { seat: ev.seat, label, occupant: "empty" };
+        break;
+      }
+      case "settings_changed":
+        this.settings = ev.settings;
+        this.rules = ev.rules;
+        break;
+      case "host_changed":
+        this.hostSeat = ev.seat;
+        if (this.yourSeats.includes(ev.seat)) this.youAreHost = true;
+        break;
+      case "host_token":
+        this.setHostToken(ev.host_token);
+        this.youAreHost = true;
+        break;
+      case "started":
+        this.status = "playing";
+        this.legal = null;
+        this.plyAuto = [];
+        this.setGame(ev.game);
+        break;
+      case "moved":
+        extra = this.onMoved(ev);
+        break;
+      case "game_changed":
+        this.setGame(ev.game);
+        if (ev.game.result) this.status = "finished";
+        if (ev.what === "taken_back") this.legal = null;
+        break;
+      case "presence":
+        if (this.seats[ev.seat]) this.seats[ev.seat] = { ...this.seats[ev.seat], presence: ev.presence };
+        if (this.game && ev.clock) {
+          this.game.clock = ev.clock;
+          this.clockAt = Date.now();
+        }
+        break;
+      case "chat": {
+        const { kind, ...line } = ev;
+        this.chat.push(line);
+        if (this.chat.length > 200) this.chat.splice(0, this.chat.length - 200);
+        break;
+      }
+      case "rematch":
+        this.onRematch(ev.seats, ev.game, ev.seat_moves);
+        break;
+      case "session": {
+        const { kind, ...session } = ev;
+        this.session = session;
+        break;
+      }
+      case "hidden":
+        break;
+    }
     this.emit({ kind: ev.kind, event: ev, ...(extra || {}) });
   }
 
-  on_seat_taken(ev) {
-    this.seats[ev.seat] = { ...this.seats[ev.seat], occupant: "human", name: ev.name, presence: "online", cpu_level: undefined };
-  }
-
-  on_seat_left(ev) {
-    this.seats[ev.seat] = { seat: ev.seat, label: this.seats[ev.seat].label, occupant: "empty" };
-    if (this.yourSeats.includes(ev.seat)) {
-      this.yourSeats = this.yourSeats.filter((s) => s !== ev.seat);
-      delete this.tokens.seats[ev.seat];
+  /** @param {number} seat */
+  onSeatLeft(seat) {
+    this.seats[seat] = { seat, label: this.seats[seat].label, occupant: "empty" };
+    if (this.yourSeats.includes(seat)) {
+      this.yourSeats = this.yourSeats.filter((s) => s !== seat);
+      delete this.tokens.seats[seat];
       this.saveTokens();
     }
-    if (this.hostSeat === ev.seat) this.hostSeat = null;
+    if (this.hostSeat === seat) this.hostSeat = null;
   }
 
-  on_player_moved(ev) {
-    const { from, to } = ev;
+  /**
+   * @param {number} from
+   * @param {number} to
+   */
+  onPlayerMoved(from, to) {
     const person = this.seats[from];
     this.seats[to] = { ...person, seat: to, label: this.seats[to].label };
     this.seats[from] = { seat: from, label: person.label, occupant: "empty" };
@@ -251,61 +347,36 @@ export class RoomState {
     if (this.tokens.seats[from]) this.remapTokens((s) => (s === from ? to : s));
   }
 
-  on_cpu_seat(ev) {
-    const label = this.seats[ev.seat].label;
-    this.seats[ev.seat] = ev.level
-      ? { seat: ev.seat, label, occupant: "cpu", cpu_level: ev.level }
-      : { seat: ev.seat, label, occupant: "empty" };
-  }
-
-  on_settings_changed(ev) {
-    this.settings = ev.settings;
-  }
-
-  on_host_changed(ev) {
-    this.hostSeat = ev.seat;
-    if (this.yourSeats.includes(ev.seat)) this.youAreHost = true;
-  }
-
-  on_host_token(ev) {
-    this.setHostToken(ev.host_token);
-    this.youAreHost = true;
-  }
-
-  on_started(ev) {
-    this.status = "playing";
-    this.plySeats = [];
-    this.eliminations = [];
-    this.legal = null;
-    this.setGame(ev.game, false);
-    this.savePlySeats();
-  }
-
-  on_moved(ev) {
+  /**
+   * Applies a move's diff to the game held.
+   * @param {MovedEvent} ev
+   * @returns {{captured: string[]} | undefined} the pieces it captured
+   */
+  onMoved(ev) {
     const g = this.game;
-    if (!g) return null;
-    const before = g.armies.slice();
+    if (!g) return undefined;
+    /** @type {string[]} */
     const captured = [];
-    const mover = (g.pieces[(parseMove(ev.move) || {}).from] || " ")[0];
+    const mv = parseMove(ev.move);
+    const mover = ((mv && g.pieces[mv.from]) || " ")[0];
     for (const [square, piece] of Object.entries(ev.changed)) {
       const old = g.pieces[square];
       if (old && (!piece || piece[0] !== old[0]) && old[0] !== mover) captured.push(old);
       if (piece) g.pieces[square] = piece;
       else delete g.pieces[square];
     }
-    const mv = parseMove(ev.move);
     if (mv) {
       let promoted = (g.promoted || []).filter((sq) => sq !== mv.to);
       if (promoted.includes(mv.from)) promoted = promoted.map((sq) => (sq === mv.from ? mv.to : sq));
       // Only free-for-all marks a promoted piece (it scores 1); elsewhere it is what it became,
-      // as the server's snapshots have it.
-      if (mv.promotion && this.settings && this.settings.preset.startsWith("ffa")) promoted.push(mv.to);
+      // as the server's game views have it.
+      if (mv.promotion && this.ffa) promoted.push(mv.to);
       g.promoted = promoted;
       g.last_move = [mv.from, mv.to];
     }
     g.ply = ev.ply;
     g.moves = g.moves.slice(0, ev.ply - 1).concat([ev.text]);
-    this.plySeats = this.plySeats.slice(0, ev.ply - 1).concat([ev.seat]);
+    g.move_seats = g.move_seats.slice(0, ev.ply - 1).concat([ev.seat]);
     this.plyAuto = this.plyAuto.slice(0, ev.ply - 1);
     this.plyAuto[ev.ply - 1] = !!ev.automatic;
     g.to_move = ev.to_move;
@@ -316,70 +387,31 @@ export class RoomState {
     this.clockAt = Date.now();
     delete g.draw_offer;
     delete g.resignation_request;
-    for (let s = 0; s < 4; s++) {
-      if (before[s] !== "out" && ev.armies[s] === "out" && before[s] !== "king_walking") {
-        this.eliminations.push({ ply: ev.ply, seat: s, token: ev.checks.includes(s) || !kingOnBoard(g, s) ? "#" : "S" });
-      }
-    }
     if (ev.result) {
       g.result = ev.result;
       g.to_move = null;
       this.status = "finished";
     }
     this.legal = null;
-    this.savePlySeats();
     return { captured };
   }
 
-  on_game_changed(ev) {
-    const before = this.game;
-    if (ev.what === "resigned" && before && this.settings && this.settings.preset.startsWith("ffa")) {
-      const onTurn = before.to_move === ev.seat;
-      this.eliminations.push({ ply: before.ply, seat: ev.seat, token: "R", onTurn });
-    }
-    this.setGame(ev.game, false);
-    if (ev.game.result) this.status = "finished";
-    if (ev.what === "taken_back") this.legal = null;
-    this.savePlySeats();
-  }
-
-  on_presence(ev) {
-    if (this.seats[ev.seat]) this.seats[ev.seat] = { ...this.seats[ev.seat], presence: ev.presence };
-    if (this.game && ev.clock) {
-      this.game.clock = ev.clock;
-      this.clockAt = Date.now();
-    }
-  }
-
-  on_chat(ev) {
-    const { kind, ...line } = ev;
-    this.chat.push(line);
-    if (this.chat.length > 200) this.chat.splice(0, this.chat.length - 200);
-  }
-
-  on_rematch(ev) {
-    if (ev.seat_moves) {
-      const moves = ev.seat_moves;
+  /**
+   * @param {SeatView[]} seats
+   * @param {GameView} game
+   * @param {number[] | undefined} seatMoves where each seat's person went
+   */
+  onRematch(seats, game, seatMoves) {
+    if (seatMoves) {
+      const moves = seatMoves;
       this.remapTokens((s) => moves[s]);
       this.yourSeats = this.yourSeats.map((s) => moves[s]);
       if (this.hostSeat !== null && this.hostSeat !== undefined) this.hostSeat = moves[this.hostSeat];
     }
-    this.seats = ev.seats;
+    this.seats = seats;
     this.status = "playing";
-    this.plySeats = [];
-    this.eliminations = [];
     this.legal = null;
-    this.setGame(ev.game, false);
-    this.savePlySeats();
+    this.plyAuto = [];
+    this.setGame(game);
   }
-
-  on_session(ev) {
-    const { kind, ...session } = ev;
-    this.session = session;
-  }
-}
-
-function kingOnBoard(game, seat) {
-  const letter = "rbyg"[seat];
-  return Object.values(game.pieces).includes(letter + "K");
 }

@@ -3,6 +3,18 @@
 
 const PREFIX = "fourkings.room.";
 
+/**
+ * The tokens this device holds for a room: the host token, seat tokens by seat, and tokens it
+ * cannot place yet (`extra`).
+ * @typedef {{host: string | null, seats: Record<string, string>, extra: string[]}} RoomTokens
+ */
+
+/**
+ * @template T
+ * @param {string} key
+ * @param {T} fallback
+ * @returns {T}
+ */
 function read(key, fallback) {
   try {
     const text = localStorage.getItem(key);
@@ -12,6 +24,10 @@ function read(key, fallback) {
   }
 }
 
+/**
+ * @param {string} key
+ * @param {unknown} value
+ */
 function write(key, value) {
   try {
     localStorage.setItem(key, JSON.stringify(value));
@@ -20,16 +36,29 @@ function write(key, value) {
   }
 }
 
-/** The tokens this device holds for a room: `{host, seats: {seat: token}, extra: [token]}`. */
+/**
+ * @param {string} roomId
+ * @returns {RoomTokens}
+ */
 export function roomTokens(roomId) {
+  /** @type {Partial<RoomTokens>} */
   const stored = read(PREFIX + roomId, {});
   return { host: stored.host || null, seats: stored.seats || {}, extra: stored.extra || [] };
 }
 
+/**
+ * @param {string} roomId
+ * @param {RoomTokens} tokens
+ */
 export function saveRoomTokens(roomId, tokens) {
   write(PREFIX + roomId, tokens);
 }
 
+/**
+ * @param {string} roomId
+ * @param {(tokens: RoomTokens) => void} change
+ * @returns {RoomTokens}
+ */
 export function updateRoomTokens(roomId, change) {
   const tokens = roomTokens(roomId);
   change(tokens);
@@ -37,22 +66,39 @@ export function updateRoomTokens(roomId, change) {
   return tokens;
 }
 
+/**
+ * Every seat token held, placed or not.
+ * @param {RoomTokens} tokens
+ * @returns {string[]}
+ */
 export function allSeatTokens(tokens) {
   return [...new Set([...Object.values(tokens.seats), ...tokens.extra])];
 }
 
+/** @returns {string} */
 export function lastName() {
   return read("fourkings.name", "");
 }
 
+/** @param {string} name */
 export function saveName(name) {
   write("fourkings.name", name);
 }
 
+/**
+ * @template T
+ * @param {string} name
+ * @param {T} fallback
+ * @returns {T}
+ */
 export function preference(name, fallback) {
   return read("fourkings.pref." + name, fallback);
 }
 
+/**
+ * @param {string} name
+ * @param {unknown} value
+ */
 export function savePreference(name, value) {
   write("fourkings.pref." + name, value);
 }

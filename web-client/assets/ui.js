@@ -4,10 +4,17 @@ import { h, s, add } from "./dom.js";
 import { markShape } from "./pieces.js";
 import { seatArmy } from "./armies.js";
 
-/** Asks a yes/no question in a modal dialog; resolves true when confirmed. */
+/** @typedef {import("./protocol.js").SeatView} SeatView */
+
+/**
+ * Asks a yes/no question in a modal dialog; resolves true when confirmed.
+ * @param {{title: string, text?: string, confirm: string, cancel?: string, danger?: boolean}} question
+ * @returns {Promise<boolean>}
+ */
 export function confirmDialog({ title, text, confirm, cancel = "Cancel", danger = false }) {
   return new Promise((resolve) => {
     const dialog = h("dialog", { class: "confirm", "aria-labelledby": "confirm-title" });
+    /** @param {boolean} answer */
     const done = (answer) => {
       dialog.close();
       dialog.remove();
@@ -33,7 +40,11 @@ export function confirmDialog({ title, text, confirm, cancel = "Cancel", danger 
   });
 }
 
-/** A short message that fades away (and is also announced by the live region elsewhere). */
+/**
+ * A short message that fades away (and is also announced by the live region elsewhere).
+ * @param {string} text
+ * @param {"info" | "error"} [kind]
+ */
 export function toast(text, kind = "info") {
   let host = document.getElementById("toasts");
   if (!host) {
@@ -46,16 +57,28 @@ export function toast(text, kind = "info") {
   setTimeout(() => el.remove(), 3700);
 }
 
-/** The army's mark as a small inline SVG (● ▲ ■ ◆ in its colour; a disc for Duo's sides). */
+/**
+ * The army's mark as a small inline SVG (● ▲ ■ ◆ in its colour; a disc for Duo's sides).
+ * @param {number} seat
+ * @param {boolean} duo
+ * @param {{out?: boolean, size?: number}} [options]
+ * @returns {SVGSVGElement}
+ */
 export function armyBadge(seat, duo, { out = false, size = 16 } = {}) {
   const army = seatArmy(seat, duo);
   const color = out ? "#9ea3a8" : army.color;
   const icon = s("svg", { class: "badge-icon", viewBox: "0 0 20 20", width: size, height: size, "aria-hidden": "true" });
-  icon.append(army.mark ? markShape(army.mark, 10, 10.5, 7, color, "#22201e", 1.6) : s("circle", { cx: 10, cy: 10, r: 7.5, fill: color, stroke: "#22201e", "stroke-width": 1.6 }));
+  icon.append(markShape(army.mark, 10, 10.5, 7, color, "#22201e", 1.6) || s("circle", { cx: 10, cy: 10, r: 7.5, fill: color, stroke: "#22201e", "stroke-width": 1.6 }));
   return icon;
 }
 
+/**
+ * Words for a failed request or HTTP call, by its error code.
+ * @param {{code?: string | null, message?: string}} error
+ * @returns {string}
+ */
 export function errorText(error) {
+  /** @type {Record<string, string>} */
   const known = {
     offline: "Not connected right now: reconnecting…",
     disconnected: "The connection dropped before the server answered.",
@@ -75,12 +98,17 @@ export function errorText(error) {
     cannot_claim: "The win cannot be claimed now.",
     not_host: "Only the host can do that.",
   };
-  return known[error.code] || error.message || "Something went wrong.";
+  return (error.code && known[error.code]) || error.message || "Something went wrong.";
 }
 
+/** @type {Record<import("./protocol.js").Presence, string>} */
 const PRESENCE_WORDS = { online: "online", away: "away", cpu_playing: "CPU playing", gone: "left" };
 
-/** A person's presence (online, away, CPU playing, left) or a CPU seat's level, as a badge. */
+/**
+ * A person's presence (online, away, CPU playing, left) or a CPU seat's level, as a badge.
+ * @param {SeatView} seat
+ * @returns {HTMLSpanElement | null}
+ */
 export function presenceBadge(seat) {
   if (seat.occupant === "cpu") return h("span", { class: "presence cpu", text: `CPU · ${seat.cpu_level}` });
   if (seat.occupant !== "human") return null;

@@ -6,29 +6,12 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
-use fourkings_engine::Format;
 use fourkings_protocol::{ChatLine, SeatSet};
 use tokio::time::Instant;
 
 use super::events::Audience;
 use super::refusal::Refusal;
 use crate::connection::ConnId;
-
-/// Why the team channel is closed, or `None` while partners may write in it: free-for-all has no
-/// teams, and silent partners keep quiet once the game has started.
-pub(crate) fn team_chat_refusal(
-    format: Format,
-    silent_partners: bool,
-    started: bool,
-) -> Option<&'static str> {
-    if format == Format::FreeForAll {
-        Some("free-for-all has no teams")
-    } else if silent_partners && started {
-        Some("silent partners: no team chat after the start")
-    } else {
-        None
-    }
-}
 
 /// A room's recent chat and its writers' allowances.
 pub(crate) struct Chat {

@@ -268,14 +268,16 @@ impl GameDriver {
         self.finished_since = None;
     }
 
-    /// The game as clients see it, with the clocks at `now`; `id` names it.
-    pub(crate) fn view(&self, id: String, now: Instant) -> Option<GameView> {
+    /// The game as clients see it, with the clocks at `now`; `id` names it, and
+    /// `silent_partners` is the room's setting (for what its rules view says of team chat).
+    pub(crate) fn view(&self, id: String, now: Instant, silent_partners: bool) -> Option<GameView> {
         let game = self.game.as_ref()?;
         Some(views::game_view(
             game,
             id,
             self.clock_view(now),
             self.first_seat,
+            silent_partners,
         ))
     }
 

@@ -8,6 +8,8 @@ use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Sea
 use fourkings_protocol::{ArmyState, Clock, GameResult, GameView, LegalMoves, SeatIndex};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+use crate::rules_view::rules_view;
+
 /// The label of a seat: the army on the cross board, W1/B1/W2/B2 in Duo.
 pub(crate) fn seat_label(format: Format, seat: SeatIndex) -> String {
     Seat::ALL[usize::from(seat)].name(format).to_owned()
@@ -185,8 +187,14 @@ fn draw_reason(reason: DrawReason) -> &'static str {
     }
 }
 
-/// The whole game, with its id and clocks.
-pub(crate) fn game_view(game: &Game, id: String, clock: Clock, first_seat: SeatIndex) -> GameView {
+/// The whole game, with its id and clocks; `silent_partners` is the room's setting.
+pub(crate) fn game_view(
+    game: &Game,
+    id: String,
+    clock: Clock,
+    first_seat: SeatIndex,
+    silent_partners: bool,
+) -> GameView {
     let format = game.rules().format;
     let pos = game.position();
     let mut pieces = BTreeMap::new();
@@ -220,6 +228,7 @@ pub(crate) fn game_view(game: &Game, id: String, clock: Clock, first_seat: SeatI
         to_move: game.to_move().map(|s| s.index() as SeatIndex),
         ply: game.ply_count(),
         moves: game.plies().map(|p| p.text.clone()).collect(),
+        move_seats: game.plies().map(|p| p.seat.index() as SeatIndex).collect(),
         last_move: last.map(|p| [p.mv.from().to_string(), p.mv.to().to_string()]),
         checks: checks(game),
         points: points(game),
@@ -239,6 +248,7 @@ pub(crate) fn game_view(game: &Game, id: String, clock: Clock, first_seat: SeatI
         result: result(game),
         clock,
         first_seat,
+        rules: rules_view(game.rules(), silent_partners, true),
     }
 }
 

@@ -6,10 +6,10 @@ use tokio::time::Instant;
 use super::Room;
 use super::requests::Ack;
 use crate::connection::ConnId;
-use crate::room::chat::team_chat_refusal;
 use crate::room::events::Audience;
 use crate::room::record::Record;
 use crate::room::refusal::Refusal;
+use crate::rules_view::team_chat_refusal;
 
 impl Room {
     pub(super) fn write_chat(

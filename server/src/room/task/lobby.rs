@@ -92,7 +92,8 @@ impl Room {
             self.commit(Record::Settings {
                 settings: settings.clone(),
             })?;
-            self.emit(Event::SettingsChanged { settings });
+            let rules = crate::rules_view::room_rules(&settings, false);
+            self.emit(Event::SettingsChanged { settings, rules });
         }
         Ok(Ack::default())
     }

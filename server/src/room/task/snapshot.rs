@@ -30,7 +30,8 @@ impl Room {
 
     /// The game as clients see it, with the clocks.
     pub(super) fn game_view(&self) -> Option<GameView> {
-        self.driver.view(self.game_id(), self.time.now())
+        let silent = self.settings.silent_partners;
+        self.driver.view(self.game_id(), self.time.now(), silent)
     }
 
     /// The room's public state.
@@ -81,6 +82,7 @@ impl Room {
             legal_moves,
             chat: self.chat.lines_for(seats),
             session: self.session.as_ref().map(|s| s.view(&self.seating)),
+            rules: crate::rules_view::room_rules(&self.settings, self.driver.is_started()),
         }
     }
 
