@@ -26,6 +26,29 @@ pub const WAIT: Duration = Duration::from_secs(10);
 /// and a bound on a test that would otherwise flood forever.
 pub const FLOOD_LIMIT: u32 = 200_000;
 
+/// Polls `condition` until it holds, for at most `within`, and says whether it held: for a
+/// condition that no message announces (a room leaving memory, a counter of `/metrics` moving).
+/// Whatever can be awaited as a message is awaited instead.
+pub async fn eventually<F, Fut>(within: Duration, mut condition: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if condition().await {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(POLL_EVERY).await;
+    }
+}
+
+/// How often [`eventually`] asks again.
+const POLL_EVERY: Duration = Duration::from_millis(10);
+
 /// A server for one test.
 pub struct TestServer {
     /// The running server.
@@ -179,6 +202,19 @@ impl TestServer {
             .send()
             .await
             .unwrap()
+    }
+
+    /// The sum of every series of the metric `name` (over all its labels) in a scrape of
+    /// `/metrics`, e.g. `fourkings_moves_accepted_total`; 0 when it has none yet.
+    pub async fn metric(&self, name: &str) -> f64 {
+        let text = self.get("/metrics").await.text().await.expect("a scrape");
+        let labelled = format!("{name}{{");
+        text.lines()
+            .filter(|line| !line.starts_with('#'))
+            .filter_map(|line| line.rsplit_once(' '))
+            .filter(|(series, _)| *series == name || series.starts_with(&labelled))
+            .map(|(_, value)| value.parse::<f64>().expect("a number"))
+            .sum()
     }
 
     /// `GET` a path.

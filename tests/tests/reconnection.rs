@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{ClientMessage, ErrorCode, Event, Presence, ServerMessage, SettingsPatch};
-use fourkings_tests::{Client, Table, TestServer};
+use fourkings_tests::{Client, Table, TestServer, WAIT, eventually};
 
 async fn presence_of(client: &mut Client, seat: u8) -> Presence {
     client
@@ -235,15 +235,13 @@ async fn a_room_with_nobody_connected_closes_after_the_idle_time() {
     let (_watcher, _) = server.connect(&kept.id).await;
     let path = format!("/api/rooms/{}", room.id);
     assert_eq!(server.get(&path).await.status(), 200, "not closed at once");
-    let mut gone = false;
-    for _ in 0..50 {
-        // Polls the public state at a bounded pace: a room's closing sends no event to await.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        if server.get(&path).await.status() == 404 {
-            gone = true;
-            break;
-        }
-    }
+    // A room's closing sends no event to await: its public state is polled.
+    let (server, path) = (&server, &path);
+    let gone = eventually(
+        WAIT,
+        || async move { server.get(path).await.status() == 404 },
+    )
+    .await;
     assert!(gone, "the idle room closed");
     assert_eq!(
         server

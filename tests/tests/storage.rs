@@ -9,7 +9,7 @@ use fourkings_engine::notation::{read_pgn, read_pgn4};
 use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
 use fourkings_server::storage::memory::MemoryStorage;
 use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
-use fourkings_tests::{ServerProcess, Table, TestServer, fourkings_binary};
+use fourkings_tests::{ServerProcess, Table, TestServer, WAIT, eventually, fourkings_binary};
 
 /// Memory storage whose writes can be held at a gate, and which remembers every batch.
 #[derive(Clone, Default)]
@@ -113,8 +113,15 @@ async fn one_transaction_commits_the_records_of_many_rooms() {
     for table in &mut tables {
         waiting.push(table.send_move(0, 0, "h2h4").await);
     }
-    // Give the rooms time to hand their records over while the writer is held.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Every room has accepted its move, and so handed its record to the writer, while the
+    // writer is held (the rooms count a move as accepted and queue its record in one step).
+    let rooms = tables.len() as f64;
+    let server = &server;
+    let accepted = eventually(WAIT, || async move {
+        server.metric("fourkings_moves_accepted_total").await == rooms
+    })
+    .await;
+    assert!(accepted, "every room accepted its move");
     storage.set_open(true);
     for (table, req) in tables.iter_mut().zip(waiting) {
         assert!(matches!(
@@ -184,15 +191,12 @@ async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone(
     assert_eq!(server.get("/api/games/../etc.pgn4").await.status(), 404);
     // The room leaves memory after the configured time; the game stays.
     let room_path = format!("/api/rooms/{}", table.room.id);
-    let mut gone = false;
-    for _ in 0..40 {
-        // Polls at a bounded pace: a room leaving memory sends no event to await.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        if server.get(&room_path).await.status() == 404 {
-            gone = true;
-            break;
-        }
-    }
+    // A room leaving memory sends no event to await: its public state is polled.
+    let (server, room_path) = (&server, &room_path);
+    let gone = eventually(WAIT, || async move {
+        server.get(room_path).await.status() == 404
+    })
+    .await;
     assert!(gone, "the finished room left memory");
     assert_eq!(
         server.get(&path).await.status(),
