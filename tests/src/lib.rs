@@ -132,11 +132,14 @@ impl TestServer {
     /// Settings for the tests of clients that do not read: a connection may send as much as it
     /// likes, and its queue holds more than a burst of answers (the reader hands the room at most
     /// 128 messages before it yields), so that only a socket whose client does not read lets
-    /// the queue fill.
+    /// the queue fill; and a write may wait on that socket for a long time, so that the full
+    /// queue, not the write timeout, ends the connection however slow the machine is (the test
+    /// of the write timeout sets its own).
     pub fn slow_reader_limits(config: &mut Config) {
         config.outbound_queue = 1024;
         config.rate_per_second = 1_000_000;
         config.rate_burst = 1_000_000;
+        config.write_timeout_seconds = 600.0;
     }
 
     /// A client in seat 0 of a fresh room that sent requests without reading a single answer
