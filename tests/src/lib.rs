@@ -49,6 +49,65 @@ where
 /// How often [`eventually`] asks again.
 const POLL_EVERY: Duration = Duration::from_millis(10);
 
+/// Where a test server keeps its rooms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// In memory (the tests' default: nothing to clean up, nothing waits for a disk).
+    Memory,
+    /// A SQLite file in a fresh temporary directory, committed as the binary does by default
+    /// (`--storage-sync full`): the writer thread, group commits, a real disk.
+    SqliteFile,
+}
+
+impl Store {
+    /// A store of this kind, for [`TestServer::with_storage`], and the directory that holds its
+    /// file (keep it as long as the store; `None` in memory).
+    pub fn open(self) -> (Box<dyn fourkings_server::storage::Storage>, Option<TempDir>) {
+        use fourkings_server::storage::sqlite::{SqliteStorage, Sync};
+        match self {
+            Store::Memory => (
+                Box::new(fourkings_server::storage::memory::MemoryStorage::new()),
+                None,
+            ),
+            Store::SqliteFile => {
+                let dir = TempDir::new("store");
+                let storage = SqliteStorage::open(&dir.0.join("rooms.db"), Sync::Full)
+                    .expect("a fresh database opens");
+                (Box::new(storage), Some(dir))
+            }
+        }
+    }
+}
+
+/// Runs each scenario `async fn <name>(store: Store)` named as two tests, `<name>::in_memory`
+/// and `<name>::on_sqlite_file`, each a `#[tokio::test]` (with `multi_thread:` first, on two
+/// worker threads): the end-to-end suites run against both stores. `cargo test on_sqlite_file`
+/// runs only the second kind.
+#[macro_export]
+macro_rules! on_every_store {
+    (multi_thread: $($name:ident),+ $(,)?) => {
+        $($crate::on_every_store!(
+            @one #[tokio::test(flavor = "multi_thread", worker_threads = 2)] $name
+        );)+
+    };
+    ($($name:ident),+ $(,)?) => {
+        $($crate::on_every_store!(@one #[tokio::test] $name);)+
+    };
+    (@one #[$test:meta] $name:ident) => {
+        mod $name {
+            #[$test]
+            async fn in_memory() {
+                super::$name($crate::Store::Memory).await;
+            }
+
+            #[$test]
+            async fn on_sqlite_file() {
+                super::$name($crate::Store::SqliteFile).await;
+            }
+        }
+    };
+}
+
 /// A server for one test.
 pub struct TestServer {
     /// The running server.
@@ -56,6 +115,9 @@ pub struct TestServer {
     /// `http://127.0.0.1:<port>`.
     pub base: String,
     http: reqwest::Client,
+    /// The directory of its database file, removed after the server is dropped (a field is
+    /// dropped after those declared before it).
+    _data: Option<TempDir>,
 }
 
 impl TestServer {
@@ -66,7 +128,14 @@ impl TestServer {
 
     /// Starts a server after `adjust` changed the default configuration.
     pub async fn with(adjust: impl FnOnce(&mut Config)) -> TestServer {
-        TestServer::with_strategy(
+        TestServer::on(Store::Memory, adjust).await
+    }
+
+    /// Starts a server that keeps its rooms in `store`, after `adjust` changed the default
+    /// configuration.
+    pub async fn on(store: Store, adjust: impl FnOnce(&mut Config)) -> TestServer {
+        TestServer::on_with_strategy(
+            store,
             adjust,
             std::sync::Arc::new(fourkings_server::cpu::RandomMover),
         )
@@ -84,12 +153,7 @@ impl TestServer {
         let server = Server::start_with_storage(config, strategy, storage)
             .await
             .expect("the server starts");
-        let base = format!("http://{}", server.addr());
-        TestServer {
-            server,
-            base,
-            http: reqwest::Client::new(),
-        }
+        TestServer::serving(server, None)
     }
 
     /// Starts a server whose CPU seats play `strategy`.
@@ -97,16 +161,42 @@ impl TestServer {
         adjust: impl FnOnce(&mut Config),
         strategy: std::sync::Arc<dyn fourkings_server::cpu::Strategy>,
     ) -> TestServer {
+        TestServer::on_with_strategy(Store::Memory, adjust, strategy).await
+    }
+
+    /// Starts a server that keeps its rooms in `store` and whose CPU seats play `strategy`.
+    pub async fn on_with_strategy(
+        store: Store,
+        adjust: impl FnOnce(&mut Config),
+        strategy: std::sync::Arc<dyn fourkings_server::cpu::Strategy>,
+    ) -> TestServer {
         let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
+        let data = match store {
+            Store::Memory => None,
+            Store::SqliteFile => {
+                let dir = TempDir::new("store");
+                config.in_memory = false;
+                config.database = dir.0.join("rooms.db");
+                Some(dir)
+            }
+        };
         adjust(&mut config);
         let server = Server::start_with(config, strategy)
             .await
             .expect("the server starts");
+        if let Some(dir) = &data {
+            assert!(dir.0.join("rooms.db").is_file(), "the server opened its file");
+        }
+        TestServer::serving(server, data)
+    }
+
+    fn serving(server: Server, data: Option<TempDir>) -> TestServer {
         let base = format!("http://{}", server.addr());
         TestServer {
             server,
             base,
             http: reqwest::Client::new(),
+            _data: data,
         }
     }
 
@@ -725,11 +815,14 @@ pub struct TempDir(pub std::path::PathBuf);
 impl TempDir {
     /// A new empty directory under the system's temporary directory, named after `purpose`.
     pub fn new(purpose: &str) -> TempDir {
+        // The tests of one process run side by side: a count tells their directories apart.
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         let dir = std::env::temp_dir().join(format!(
-            "fourkings-{purpose}-{}-{nanos}",
+            "fourkings-{purpose}-{}-{n}-{nanos}",
             std::process::id()
         ));
         std::fs::create_dir_all(&dir).expect("a temporary directory");
