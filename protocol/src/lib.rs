@@ -14,6 +14,7 @@ mod client;
 pub mod close;
 mod error;
 mod http;
+mod seat;
 mod server;
 mod settings;
 mod views;
@@ -21,7 +22,8 @@ mod views;
 pub use client::{ClientMessage, Request};
 pub use error::ErrorCode;
 pub use http::{CreateRoomResponse, ErrorBody, RoomInfo};
-pub use server::{Event, ServerMessage};
+pub use seat::{SeatIndex, SeatSet};
+pub use server::{Event, GameChange, ServerMessage};
 pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
 pub use views::{
     ArmyState, ChatChannel, ChatLine, Clock, GameResult, GameStatus, GameView, LegalMoves,
@@ -30,6 +32,3 @@ pub use views::{
 
 /// The protocol version a client and the server must agree on.
 pub const PROTOCOL_VERSION: u32 = 1;
-
-/// A seat index, 0–3, in turn order (Red, Blue, Yellow, Green; W1, B1, W2, B2 in Duo).
-pub type SeatIndex = u8;

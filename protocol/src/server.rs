@@ -9,6 +9,31 @@ use crate::views::{
     ChatLine, Clock, GameView, LegalMoves, MovedEvent, Presence, SeatView, SessionView, Snapshot,
 };
 
+/// What changed a game, other than a move (in JSON, its name in snake case: `resigned`, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameChange {
+    /// The seat resigned (or its partner agreed to its request): its team lost, or in
+    /// free-for-all the player is out.
+    Resigned,
+    /// The seat asked its partner to agree to resign.
+    ResignationRequested,
+    /// The partner refused the request (`seat` is the one who asked).
+    ResignationDeclined,
+    /// The seat offered a draw (or agreed to one not yet agreed by all).
+    DrawOffered,
+    /// The seat declined the draw offer.
+    DrawDeclined,
+    /// Everyone agreed: the game is drawn.
+    DrawAgreed,
+    /// The seat took its team's last move back.
+    TakenBack,
+    /// The seat claimed the win, and the game is won.
+    WinClaimed,
+    /// The seat's team ran out of time.
+    TimedOut,
+}
+
 /// A message from the server.
 // Messages are built, serialised and dropped at once; their size on the stack does not matter.
 #[allow(clippy::large_enum_variant)]
@@ -122,10 +147,8 @@ pub enum Event {
     /// Something other than a move changed the game: a resignation, an agreed draw, a timeout, a
     /// takeback, a claimed win, a draw offer or a resignation request and their answers.
     GameChanged {
-        /// What happened, as a code: `resigned`, `resignation_requested`, `resignation_declined`,
-        /// `draw_offered`, `draw_declined`, `draw_agreed`, `taken_back`, `win_claimed`,
-        /// `timed_out`.
-        what: String,
+        /// What happened.
+        what: GameChange,
         /// The seat that acted.
         seat: SeatIndex,
         /// The game after it.

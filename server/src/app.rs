@@ -125,7 +125,13 @@ async fn create_room(State(state): State<AppState>, body: Bytes) -> Response {
     };
     let settings = match rules::apply(&rules::defaults(Preset::Teams), &patch) {
         Ok(settings) => settings,
-        Err(e) => return error(StatusCode::BAD_REQUEST, ErrorCode::InvalidSettings, e),
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidSettings,
+                e.to_string(),
+            );
+        }
     };
     match state.directory.create(settings) {
         Ok((id, host_token)) => {

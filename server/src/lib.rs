@@ -79,9 +79,9 @@ pub enum StartError {
     /// Storage could not be opened or read (the message names the file and the problem).
     #[error(transparent)]
     Storage(#[from] StorageError),
-    /// A stored room could not be rebuilt.
-    #[error("cannot rebuild a stored room: {0}")]
-    Restore(String),
+    /// A stored room could not be rebuilt (the source names the room and the record's kind).
+    #[error("cannot rebuild a stored room")]
+    Restore(#[source] Box<dyn std::error::Error + Send + std::marker::Sync>),
 }
 
 /// A running server.
@@ -182,8 +182,8 @@ impl Server {
         let restored = loaded.rooms.len();
         for log in loaded.rooms {
             let id = log.id.clone();
-            let handle =
-                room::restore(&log, context.clone(), stopped_at).map_err(StartError::Restore)?;
+            let handle = room::restore(&log, context.clone(), stopped_at)
+                .map_err(|e| StartError::Restore(Box::new(e)))?;
             directory.insert(id, handle);
         }
         if restored > 0 {

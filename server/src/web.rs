@@ -11,6 +11,7 @@ use rust_embed::Embed;
 #[derive(Embed)]
 #[folder = "../web-client/"]
 #[exclude = "README.md"]
+#[exclude = "*.png"]
 struct Assets;
 
 /// `GET /` and `GET /r/<id>`: the client's page.

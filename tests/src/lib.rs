@@ -185,7 +185,10 @@ impl TestServer {
             .await
             .expect("the server starts");
         if let Some(dir) = &data {
-            assert!(dir.0.join("rooms.db").is_file(), "the server opened its file");
+            assert!(
+                dir.0.join("rooms.db").is_file(),
+                "the server opened its file"
+            );
         }
         TestServer::serving(server, data)
     }

@@ -47,27 +47,28 @@ fn settings() -> Vec<Setting> {
     settings
 }
 
-/// Every setting of `serve --help` has its environment variable, and the README's operations
-/// section lists each one with its flag and its default (in the row of its variable).
+/// Every setting of `serve --help` has its environment variable, and the operator's guide
+/// (`server/README.md`, "Settings and limits") lists each one with its flag and its default (in
+/// the row of its variable).
 #[test]
 fn every_setting_has_a_variable_and_a_row_in_the_readme_with_its_default() {
     let settings = settings();
     assert!(settings.len() >= 25, "{settings:?}");
-    let readme = include_str!("../../README.md");
-    let operations = readme
+    let readme = include_str!("../../server/README.md");
+    let section = readme
         .split("\n## ")
-        .find(|s| s.starts_with("Operations"))
-        .expect("an Operations section");
+        .find(|s| s.starts_with("Settings"))
+        .expect("a Settings section");
     for setting in &settings {
         let env = setting
             .env
             .as_deref()
             .unwrap_or_else(|| panic!("{} has no environment variable", setting.flag));
         assert!(env.starts_with("FOURKINGS_"), "{env}");
-        let row = operations
+        let row = section
             .lines()
             .find(|l| l.starts_with('|') && l.contains(&format!("`{env}`")))
-            .unwrap_or_else(|| panic!("no README row for {env}"));
+            .unwrap_or_else(|| panic!("no server/README.md row for {env}"));
         assert!(
             row.contains(&format!("`{}`", setting.flag)),
             "{}: {row}",

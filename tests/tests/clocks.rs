@@ -1,7 +1,9 @@
 //! Issue 4, items 1 and 2: the turn limit and Duo's team clocks, kept by the server. Game time runs
 //! fast here (`time_unit_ms`), so no test waits real seconds.
 
-use fourkings_protocol::{ClientMessage, ErrorCode, Event, ServerMessage, SettingsPatch};
+use fourkings_protocol::{
+    ClientMessage, ErrorCode, Event, GameChange, ServerMessage, SettingsPatch,
+};
 use fourkings_tests::{Table, TestServer};
 
 #[tokio::test]
@@ -122,7 +124,9 @@ async fn duo_team_banks_run_only_on_their_turns_and_an_empty_bank_loses() {
     // Black lets its bank run out: White wins on time.
     let result = table.players[0]
         .event_where(|_, e| match e {
-            Event::GameChanged { what, game, .. } if what == "timed_out" => game.result.clone(),
+            Event::GameChanged { what, game, .. } if *what == GameChange::TimedOut => {
+                game.result.clone()
+            }
             _ => None,
         })
         .await;

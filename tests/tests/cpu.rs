@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fourkings_engine::Move;
-use fourkings_protocol::{ClientMessage, CpuLevel, Event, ServerMessage, SettingsPatch};
+use fourkings_protocol::{
+    ClientMessage, CpuLevel, Event, GameChange, ServerMessage, SettingsPatch,
+};
 use fourkings_server::cpu::{CpuRequest, RandomMover, Strategy};
 use fourkings_tests::{Table, TestServer, WAIT, eventually};
 
@@ -269,7 +271,7 @@ impl Strategy for Refuser {
 
 /// A room with a person on seat 0 and CPUs on the others; the person offers a draw and the
 /// answer (`draw_agreed` or `draw_declined`) is returned.
-async fn offer_draw_to_cpus(strategy: Arc<dyn Strategy>) -> String {
+async fn offer_draw_to_cpus(strategy: Arc<dyn Strategy>) -> GameChange {
     let server = TestServer::with_strategy(|_| {}, strategy).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut person, _) = server.connect(&room.id).await;
@@ -287,7 +289,7 @@ async fn offer_draw_to_cpus(strategy: Arc<dyn Strategy>) -> String {
         .await;
     person
         .event_where(|_, e| match e {
-            Event::GameChanged { what, .. } if what != "draw_offered" => Some(what.clone()),
+            Event::GameChanged { what, .. } if *what != GameChange::DrawOffered => Some(*what),
             _ => None,
         })
         .await
@@ -297,7 +299,10 @@ async fn offer_draw_to_cpus(strategy: Arc<dyn Strategy>) -> String {
 async fn cpu_seats_answer_draw_offers_as_their_strategy_judges() {
     assert_eq!(
         offer_draw_to_cpus(Arc::new(RandomMover)).await,
-        "draw_agreed"
+        GameChange::DrawAgreed
     );
-    assert_eq!(offer_draw_to_cpus(Arc::new(Refuser)).await, "draw_declined");
+    assert_eq!(
+        offer_draw_to_cpus(Arc::new(Refuser)).await,
+        GameChange::DrawDeclined
+    );
 }

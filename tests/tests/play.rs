@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use fourkings_protocol::{ClientMessage, ErrorCode, Event, ServerMessage, SettingsPatch};
+use fourkings_protocol::{
+    ClientMessage, ErrorCode, Event, GameChange, ServerMessage, SettingsPatch,
+};
 use fourkings_tests::{Store, Table, TestServer, on_every_store};
 
 /// The next `moved` event a client sees.
@@ -19,7 +21,7 @@ async fn next_move(client: &mut fourkings_tests::Client) -> (u64, fourkings_prot
 /// The next `game_changed` event a client sees.
 async fn next_change(
     client: &mut fourkings_tests::Client,
-) -> (String, u8, fourkings_protocol::GameView) {
+) -> (GameChange, u8, fourkings_protocol::GameView) {
     loop {
         if let (_, Event::GameChanged { what, seat, game }) = client.event().await {
             return (what, seat, game);
@@ -178,8 +180,8 @@ async fn resignation_with_the_partners_consent(store: Store) {
         .await;
     let (what, seat, game) = next_change(&mut table.players[2]).await;
     assert_eq!(
-        (what.as_str(), seat, game.resignation_request),
-        ("resignation_requested", 0, Some(0))
+        (what, seat, game.resignation_request),
+        (GameChange::ResignationRequested, 0, Some(0))
     );
     assert!(game.result.is_none());
     // Blue cannot answer for Yellow; Yellow declines, then Red asks again and Yellow agrees.
@@ -219,11 +221,11 @@ async fn resignation_with_the_partners_consent(store: Store) {
         .await;
     let (what, _, game) = loop {
         let change = next_change(&mut table.players[1]).await;
-        if change.0 == "resigned" {
+        if change.0 == GameChange::Resigned {
             break change;
         }
     };
-    assert_eq!(what, "resigned");
+    assert_eq!(what, GameChange::Resigned);
     let result = game.result.expect("the game is over");
     assert_eq!(
         (result.reason.as_str(), result.winners),
@@ -246,8 +248,8 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
         .await;
     let (what, _, game) = next_change(&mut table.players[1]).await;
     assert_eq!(
-        (what.as_str(), game.draw_offer.as_slice()),
-        ("draw_offered", &[0u8][..])
+        (what, game.draw_offer.as_slice()),
+        (GameChange::DrawOffered, &[0u8][..])
     );
     assert!(matches!(
         table.play(0, 0, "h2h4").await,
@@ -295,11 +297,11 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
         .await;
     let (what, _, game) = loop {
         let change = next_change(&mut table.players[3]).await;
-        if change.0 == "draw_agreed" {
+        if change.0 == GameChange::DrawAgreed {
             break change;
         }
     };
-    assert_eq!(what, "draw_agreed");
+    assert_eq!(what, GameChange::DrawAgreed);
     assert_eq!(game.result.unwrap().reason, "agreement");
 }
 
@@ -365,8 +367,8 @@ async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed(s
         .await;
     let (what, seat, game) = next_change(&mut table.players[0]).await;
     assert_eq!(
-        (what.as_str(), seat, game.ply, game.to_move),
-        ("taken_back", 2, 0, Some(0))
+        (what, seat, game.ply, game.to_move),
+        (GameChange::TakenBack, 2, 0, Some(0))
     );
     assert_eq!(game.pieces.get("h2").map(String::as_str), Some("rP"));
     assert_eq!(game.lifelines, [1, 2]);
@@ -434,7 +436,7 @@ async fn a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on(sto
         })
         .await;
     let (what, seat, game) = next_change(&mut table.players[0]).await;
-    assert_eq!((what.as_str(), seat), ("resigned", 1));
+    assert_eq!((what, seat), (GameChange::Resigned, 1));
     assert_eq!(game.armies[1], fourkings_protocol::ArmyState::Out);
     assert!(game.result.is_none());
     assert!(matches!(

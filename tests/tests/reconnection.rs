@@ -5,7 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use fourkings_protocol::{ClientMessage, ErrorCode, Event, Presence, ServerMessage, SettingsPatch};
+use fourkings_protocol::{
+    ClientMessage, ErrorCode, Event, GameChange, Presence, ServerMessage, SettingsPatch,
+};
 use fourkings_tests::{Client, Store, Table, TestServer, WAIT, eventually, on_every_store};
 
 async fn presence_of(client: &mut Client, seat: u8) -> Presence {
@@ -174,7 +176,9 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
         .await;
     let result = table.players[0]
         .event_where(|_, e| match e {
-            Event::GameChanged { what, game, .. } if what == "win_claimed" => game.result.clone(),
+            Event::GameChanged { what, game, .. } if *what == GameChange::WinClaimed => {
+                game.result.clone()
+            }
             _ => None,
         })
         .await;

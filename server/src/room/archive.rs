@@ -3,87 +3,78 @@
 
 use fourkings_engine::notation::{termination_text, write_pgn, write_pgn4};
 use fourkings_engine::{Format, Game};
+use fourkings_protocol::Settings;
 
-use super::GameFile;
-use super::state::{Room, SeatSlot};
+use super::command::GameFile;
 use super::views;
 use crate::storage::ArchivedGame;
 
-impl Room {
-    /// The id of the current game in the archive: `<room>-<n>`.
-    pub(super) fn game_id(&self) -> String {
-        format!("{}-{}", self.id, self.games_played)
-    }
+/// What a game's record says about the room it was played in.
+pub(crate) struct Table<'a> {
+    /// The room's id.
+    pub(crate) room: &'a str,
+    /// The game's id in the archive (`<room>-<n>`).
+    pub(crate) game_id: String,
+    /// Each seat's player as the record names them.
+    pub(crate) names: Vec<String>,
+    /// The room's settings.
+    pub(crate) settings: &'a Settings,
+}
 
-    /// The current game, if it is over, as the archive keeps it.
-    pub(super) fn archive(&self) -> Option<ArchivedGame> {
-        let game = self.game.as_ref().filter(|g| g.is_over())?;
-        let at = self.wall_now();
-        let file = self.game_file_of(game, at);
-        Some(ArchivedGame {
-            id: file.id,
-            room: self.id.clone(),
-            finished_at: at,
-            board: if file.extension == "pgn" {
-                "classic"
-            } else {
-                "cross"
-            }
-            .to_owned(),
-            players: serde_json::to_string(&self.player_names()).unwrap_or_default(),
-            settings: serde_json::to_string(&self.settings).unwrap_or_default(),
-            result: termination_text(game).unwrap_or_default(),
-            text: file.text,
-        })
-    }
-
-    /// The current game, finished or not, as a file to download: the server's record, so that
-    /// every client downloads the same text, with each ply's seat, eliminations and comments.
-    pub(super) fn game_file(&self) -> Option<GameFile> {
-        let game = self.game.as_ref()?;
-        Some(self.game_file_of(game, self.wall_now()))
-    }
-
-    fn player_names(&self) -> Vec<String> {
-        (0..4u8)
-            .map(|seat| match &self.seats[usize::from(seat)] {
-                SeatSlot::Human { name, .. } => name.clone(),
-                SeatSlot::Cpu { level } => format!("CPU ({level:?})").to_lowercase(),
-                SeatSlot::Empty => String::new(),
-            })
-            .collect()
-    }
-
-    fn game_file_of(&self, game: &Game, at: u64) -> GameFile {
-        let format = game.rules().format;
-        let names = self.player_names();
-        let mut tags = vec![
-            ("Event".to_owned(), "Four Kings".to_owned()),
-            ("Site".to_owned(), format!("room {}", self.id)),
-            ("Date".to_owned(), date_of(at)),
-        ];
-        let (extension, text) = if format == Format::Duo {
-            let pair = |a: usize, b: usize| format!("{} & {}", names[a], names[b]);
-            tags.push(("White".to_owned(), pair(0, 2)));
-            tags.push(("Black".to_owned(), pair(1, 3)));
-            ("pgn", write_pgn(game, &tags))
+/// A finished game as the archive keeps it, finished at `at` (ms since the epoch).
+pub(crate) fn archived(table: Table<'_>, game: &Game, at: u64) -> ArchivedGame {
+    let players = serde_json::to_string(&table.names).unwrap_or_default();
+    let settings = serde_json::to_string(table.settings).unwrap_or_default();
+    let room = table.room.to_owned();
+    let file = game_file(table, game, at);
+    ArchivedGame {
+        id: file.id,
+        room,
+        finished_at: at,
+        board: if file.extension == "pgn" {
+            "classic"
         } else {
-            for (seat, name) in names.iter().enumerate() {
-                tags.push((views::seat_label(format, seat as u8), name.clone()));
-            }
-            if self.settings.turn_limit > 0 {
-                tags.push((
-                    "TimeControl".to_owned(),
-                    format!("{} per move", self.settings.turn_limit),
-                ));
-            }
-            ("pgn4", write_pgn4(game, &tags))
-        };
-        GameFile {
-            id: self.game_id(),
-            extension,
-            text,
+            "cross"
         }
+        .to_owned(),
+        players,
+        settings,
+        result: termination_text(game).unwrap_or_default(),
+        text: file.text,
+    }
+}
+
+/// A game, finished or not, as a file to download at `at`: the server's record, so that every
+/// client downloads the same text, with each ply's seat, eliminations and comments.
+pub(crate) fn game_file(table: Table<'_>, game: &Game, at: u64) -> GameFile {
+    let format = game.rules().format;
+    let names = &table.names;
+    let mut tags = vec![
+        ("Event".to_owned(), "Four Kings".to_owned()),
+        ("Site".to_owned(), format!("room {}", table.room)),
+        ("Date".to_owned(), date_of(at)),
+    ];
+    let (extension, text) = if format == Format::Duo {
+        let pair = |a: usize, b: usize| format!("{} & {}", names[a], names[b]);
+        tags.push(("White".to_owned(), pair(0, 2)));
+        tags.push(("Black".to_owned(), pair(1, 3)));
+        ("pgn", write_pgn(game, &tags))
+    } else {
+        for (seat, name) in names.iter().enumerate() {
+            tags.push((views::seat_label(format, seat as u8), name.clone()));
+        }
+        if table.settings.turn_limit > 0 {
+            tags.push((
+                "TimeControl".to_owned(),
+                format!("{} per move", table.settings.turn_limit),
+            ));
+        }
+        ("pgn4", write_pgn4(game, &tags))
+    };
+    GameFile {
+        id: table.game_id,
+        extension,
+        text,
     }
 }
 

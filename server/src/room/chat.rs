@@ -1,109 +1,122 @@
-//! Chat: the players' room chat that everyone reads, team chat for partners (off under silent
-//! partners once the game starts), and the spectators' chat apart from the players'.
+//! The chat: the lines a newcomer's snapshot shows, each with its readers, and how many lines
+//! each connection may still write this minute. Room chat is everyone's, team chat the
+//! partners' (off under silent partners once the game starts), and the spectators' chat apart
+//! from the players'.
 
+use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use fourkings_engine::Format;
-use fourkings_protocol::{ChatChannel, ChatLine, ErrorCode, Event, SeatIndex};
+use fourkings_protocol::{ChatLine, SeatSet};
 use tokio::time::Instant;
 
-use super::clock::now_ms;
-use super::record::Record;
-use super::state::{Ack, Audience, Reject, Room, SeatSlot, reject};
+use super::events::Audience;
+use super::refusal::Refusal;
 use crate::connection::ConnId;
 
-impl Room {
-    pub(super) fn write_chat(
-        &mut self,
-        conn: ConnId,
-        channel: ChatChannel,
-        text: String,
-        seat: Option<SeatIndex>,
-        token: Option<&str>,
-    ) -> Result<Ack, Reject> {
-        let max = self.context.config.max_chat_chars;
-        if text.trim().is_empty() || text.chars().count() > max {
-            return reject(
-                ErrorCode::BadChat,
-                format!("a chat message has 1 to {max} characters"),
-            );
+/// Why the team channel is closed, or `None` while partners may write in it: free-for-all has no
+/// teams, and silent partners keep quiet once the game has started.
+pub(crate) fn team_chat_refusal(
+    format: Format,
+    silent_partners: bool,
+    started: bool,
+) -> Option<&'static str> {
+    if format == Format::FreeForAll {
+        Some("free-for-all has no teams")
+    } else if silent_partners && started {
+        Some("silent partners: no team chat after the start")
+    } else {
+        None
+    }
+}
+
+/// A room's recent chat and its writers' allowances.
+pub(crate) struct Chat {
+    /// Recent lines with their readers, oldest first, at most `capacity`.
+    lines: VecDeque<(Audience, ChatLine)>,
+    capacity: usize,
+    /// Lines a connection may write in a minute.
+    per_minute: usize,
+    /// When each connection wrote its lines of the last minute.
+    written: HashMap<ConnId, VecDeque<Instant>, foldhash::fast::RandomState>,
+}
+
+impl Chat {
+    /// No lines yet; snapshots show the last `capacity`; a connection writes `per_minute` lines
+    /// a minute at most.
+    pub(crate) fn new(capacity: usize, per_minute: usize) -> Chat {
+        Chat {
+            lines: VecDeque::new(),
+            capacity,
+            per_minute,
+            written: HashMap::default(),
         }
-        let name = match (channel, seat, token) {
-            (ChatChannel::Spectators, None, None) => {
-                if self.conns.get(&conn).is_some_and(|c| c.seats != 0) {
-                    return reject(ErrorCode::BadChat, "players write in the room or team chat");
-                }
-                "spectator".to_owned()
-            }
-            (ChatChannel::Spectators, _, _) => {
-                return reject(ErrorCode::BadChat, "the spectators' chat is for spectators");
-            }
-            (_, Some(seat), Some(token)) => {
-                self.authorize(conn, seat, token)?;
-                match &self.seats[usize::from(seat)] {
-                    SeatSlot::Human { name, .. } => name.clone(),
-                    _ => return reject(ErrorCode::BadToken, "this token does not hold that seat"),
-                }
-            }
-            _ => {
-                return reject(
-                    ErrorCode::BadChat,
-                    "room and team chat need the writer's seat and token",
-                );
-            }
-        };
-        if channel == ChatChannel::Team {
-            if self.format() == Format::FreeForAll {
-                return reject(ErrorCode::NotAllowed, "free-for-all has no teams");
-            }
-            if self.settings.silent_partners && self.game.is_some() {
-                return reject(
-                    ErrorCode::NotAllowed,
-                    "silent partners: no team chat after the start",
-                );
-            }
-        }
-        self.take_chat_allowance(conn)?;
-        let line = ChatLine {
-            channel,
-            seat,
-            name,
-            text,
-            at: now_ms(),
-        };
-        let audience = Self::chat_audience(channel, seat);
-        self.commit(Record::Chat {
-            audience: audience.into(),
-            line: line.clone(),
-        })?;
-        match audience {
-            Audience::Everyone => self.emit(Event::Chat(line)),
-            private => self.emit_with_private(Event::Hidden, Some((private, Event::Chat(line)))),
-        }
-        Ok(Ack::default())
     }
 
-    /// Counts a chat message against the connection's per-minute allowance.
-    fn take_chat_allowance(&mut self, conn: ConnId) -> Result<(), Reject> {
-        let limit = self.context.config.chat_per_minute as usize;
-        let now = Instant::now();
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return Ok(());
-        };
-        while c
-            .chat_times
+    /// Keeps a line, with its readers, for the snapshots of those who come later.
+    pub(crate) fn remember(&mut self, audience: Audience, line: ChatLine) {
+        self.lines.push_back((audience, line));
+        while self.lines.len() > self.capacity {
+            self.lines.pop_front();
+        }
+    }
+
+    /// Forgets team chat: it belongs to the partners who wrote it, and the seats changed.
+    pub(crate) fn forget_team_lines(&mut self) {
+        self.lines
+            .retain(|(audience, _)| !matches!(audience, Audience::Seats(_)));
+    }
+
+    /// The lines a connection holding `seats` may read.
+    pub(crate) fn lines_for(&self, seats: SeatSet) -> Vec<ChatLine> {
+        self.lines
+            .iter()
+            .filter(|(audience, _)| audience.includes(seats))
+            .map(|(_, line)| line.clone())
+            .collect()
+    }
+
+    /// Counts a line against `conn`'s allowance for the minute before `now`.
+    pub(crate) fn take_allowance(&mut self, conn: ConnId, now: Instant) -> Result<(), Refusal> {
+        let limit = self.per_minute;
+        let times = self.written.entry(conn).or_default();
+        while times
             .front()
             .is_some_and(|&t| now.duration_since(t) >= Duration::from_secs(60))
         {
-            c.chat_times.pop_front();
+            times.pop_front();
         }
-        if c.chat_times.len() >= limit {
-            return reject(
-                ErrorCode::ChatLimited,
-                format!("at most {limit} chat messages a minute"),
-            );
+        if times.len() >= limit {
+            return Err(Refusal::ChatLimited { limit });
         }
-        c.chat_times.push_back(now);
+        times.push_back(now);
         Ok(())
+    }
+
+    /// `conn` closed: its allowance goes with it.
+    pub(crate) fn forget_writer(&mut self, conn: ConnId) {
+        self.written.remove(&conn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_writes_its_allowance_a_minute() {
+        let mut chat = Chat::new(2, 2);
+        let now = Instant::now();
+        assert!(chat.take_allowance(1, now).is_ok());
+        assert!(chat.take_allowance(1, now).is_ok());
+        assert!(matches!(
+            chat.take_allowance(1, now),
+            Err(Refusal::ChatLimited { limit: 2 })
+        ));
+        assert!(chat.take_allowance(2, now).is_ok());
+        assert!(
+            chat.take_allowance(1, now + Duration::from_secs(60))
+                .is_ok()
+        );
     }
 }

@@ -23,13 +23,6 @@ fn round_ms(d: Duration) -> u64 {
     ((d.as_micros() + 500) / 1000) as u64
 }
 
-/// Milliseconds since the Unix epoch now.
-pub(super) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 /// The clocks of one game.
 #[derive(Debug)]
 pub(super) struct Clocks {
@@ -44,9 +37,9 @@ pub(super) struct Clocks {
     /// Time the current turn used before a pause.
     used: Duration,
     /// Whether the current turn's limit has run out (the CPU is playing the move).
-    pub(super) expired: bool,
+    expired: bool,
     /// Whether the clocks are stopped (Duo, while a player is away).
-    pub(super) paused: bool,
+    paused: bool,
     /// The ply and seat of the turn being timed, to notice when the turn passes.
     turn: Option<(u32, Option<SeatIndex>)>,
 }
@@ -135,6 +128,16 @@ impl Clocks {
     /// The team to move's bank is empty.
     pub(super) fn bank_empty(&self, now: Instant) -> bool {
         self.bank_deadline().is_some_and(|d| d <= now)
+    }
+
+    /// The current turn's limit ran out: the CPU plays the move.
+    pub(super) fn expire(&mut self) {
+        self.expired = true;
+    }
+
+    /// Whether the current turn's limit has run out.
+    pub(super) fn expired(&self) -> bool {
+        self.expired
     }
 
     /// The clocks as clients see them.

@@ -1,159 +1,58 @@
 //! A room: one task that owns all of a room's state and takes commands from its inbox. Nothing
 //! else touches the state, so a room needs no locks; connections and timers only send commands.
+//!
+//! The state is a few parts, each owning its own and changed only through its methods. A command
+//! flows one way:
+//!
+//! ```text
+//!  inbox ─▶ task ─▶ handler ─▶ the part that decides ─▶ records ─▶ commit ─┬▶ parts (applied)
+//!  (command)  (task/)  (task/*.rs)   (seating, driver, chat)   (record)      └▶ journal ─▶ writer
+//!                                                                               │ durable
+//!           events ◀── handler publishes what changed                            ▼
+//!           (EventLog) ──────────────────────────────▶ delivery ─▶ connections (held until durable)
+//! ```
+//!
+//! Where each concern lives:
+//!
+//! | concern | module |
+//! |---|---|
+//! | commands, the handle, the context | [`command`] |
+//! | the task: routing, commit, the end of a turn | `task` (its handlers in `task/*.rs`) |
+//! | what changes are stored as | [`record`] |
+//! | versions and the kept events | [`events`] |
+//! | storage writes and what is durable | [`journal`] |
+//! | connections, proofs of seats, fan-out, durability gating | [`delivery`] |
+//! | seats, tokens, the host, presence and absence | [`seating`] |
+//! | the game, clocks, CPU turns, legal moves | [`driver`] (clocks in [`clock`]) |
+//! | chat lines and allowances | [`chat`] |
+//! | switch-partners sessions | [`session`] |
+//! | the room's clock on restore | [`timebase`] |
+//! | refusals | [`refusal`] |
+//! | settings and rule sets | [`rules`] |
+//! | protocol views of a game | [`views`] |
+//! | game records for download and the archive | [`archive`] |
+//! | metrics and log lines | [`observe`] |
+//!
+//! The parts know nothing of the room or of each other (only [`delivery`] reads the event log
+//! it sends from); the task is the one place that holds them all.
 
-mod apply;
 mod archive;
 mod chat;
 mod clock;
-mod lobby;
+mod command;
+mod delivery;
+mod driver;
+mod events;
+mod journal;
 mod observe;
-mod play;
-mod presence;
 mod record;
+mod refusal;
 pub(crate) mod rules;
+mod seating;
 mod session;
-mod state;
+mod task;
+mod timebase;
 pub(crate) mod views;
 
-use std::sync::Arc;
-
-use fourkings_engine::Move;
-use fourkings_protocol::{ClientMessage, RoomInfo, Settings};
-use tokio::sync::{mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
-use tracing::Instrument;
-
-use crate::config::Config;
-use crate::connection::{ConnId, Outbox};
-use crate::cpu::CpuPool;
-use crate::metrics::Metrics;
-use crate::storage::RoomLog;
-use crate::storage::writer::StorageHandle;
-pub(crate) use state::Room;
-
-/// A game as a file to download: PGN4 for the cross board, PGN for Duo.
-#[derive(Debug)]
-pub(crate) struct GameFile {
-    /// The game's id (`<room>-<n>`), which names the file.
-    pub(crate) id: String,
-    /// `pgn4` or `pgn`.
-    pub(crate) extension: &'static str,
-    /// The record.
-    pub(crate) text: String,
-}
-
-/// What a room's inbox takes.
-pub(crate) enum Command {
-    /// A connection opened the room's WebSocket.
-    Connect {
-        /// The connection.
-        conn: ConnId,
-        /// Where its messages go.
-        outbox: Outbox,
-    },
-    /// A connection closed.
-    Disconnect {
-        /// The connection.
-        conn: ConnId,
-    },
-    /// A message from a connection.
-    Message {
-        /// The connection.
-        conn: ConnId,
-        /// The message.
-        msg: ClientMessage,
-        /// When the connection read it (a move's round trip is measured from here).
-        received: std::time::Instant,
-    },
-    /// The room's public state, for `GET /api/rooms/<id>`.
-    Info {
-        /// Where the answer goes.
-        reply: oneshot::Sender<RoomInfo>,
-    },
-    /// The current game as a file to download, if a game has started.
-    GameFile {
-        /// Where the answer goes.
-        reply: oneshot::Sender<Option<GameFile>>,
-    },
-    /// A CPU player chose a move for the position with this ply count and hash.
-    CpuMoved {
-        /// The ply the move was chosen for.
-        ply: u32,
-        /// The hash of the position it was chosen in.
-        hash: u64,
-        /// The move.
-        mv: Move,
-    },
-}
-
-/// A cheap, cloneable handle on a room's task.
-#[derive(Clone)]
-pub(crate) struct RoomHandle {
-    tx: mpsc::Sender<Command>,
-}
-
-impl RoomHandle {
-    /// Sends a command; `false` if the room has ended.
-    pub(crate) async fn send(&self, command: Command) -> bool {
-        // Nearly always there is room: `try_send` takes it without the future that waits for a
-        // permit, and only a full inbox waits.
-        match self.tx.try_send(command) {
-            Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(command)) => self.tx.send(command).await.is_ok(),
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
-        }
-    }
-}
-
-/// What a room needs from the server around it.
-#[derive(Clone)]
-pub(crate) struct RoomContext {
-    pub(crate) config: Arc<Config>,
-    pub(crate) cpu: CpuPool,
-    pub(crate) shutdown: CancellationToken,
-    /// Where a room that ends sends its id, so the directory forgets it.
-    pub(crate) closed: mpsc::UnboundedSender<String>,
-    /// The writer that makes every record durable.
-    pub(crate) storage: StorageHandle,
-    /// What the room counts.
-    pub(crate) metrics: Arc<Metrics>,
-    /// Every room's task, so that a shutdown can wait until each has flushed.
-    pub(crate) tasks: TaskTracker,
-}
-
-/// The span every line a room logs is in: its id (the room link's id, not a secret; the tokens
-/// that are secrets never appear in a log line).
-fn room_span(id: &str) -> tracing::Span {
-    tracing::info_span!("room", room = %id)
-}
-
-/// Starts a new room's task and returns its handle and host token. The room's creation is stored
-/// before anything else the writer commits after it.
-pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (RoomHandle, String) {
-    let (tx, rx) = mpsc::channel(1024);
-    let handle = RoomHandle { tx: tx.clone() };
-    let span = room_span(&id);
-    let tasks = context.tasks.clone();
-    let mut room = span.in_scope(|| Room::new(id, settings, context, &tx));
-    room.persist();
-    let host_token = room.host_token().to_owned();
-    tasks.spawn(room.run(rx).instrument(span));
-    (handle, host_token)
-}
-
-/// Rebuilds a room from storage and starts its task.
-pub(crate) fn restore(
-    log: &RoomLog,
-    context: RoomContext,
-    stopped_at: u64,
-) -> Result<RoomHandle, String> {
-    let (tx, rx) = mpsc::channel(1024);
-    let handle = RoomHandle { tx: tx.clone() };
-    let span = room_span(&log.id);
-    let tasks = context.tasks.clone();
-    let mut room = span.in_scope(|| Room::restore(log, context, &tx, stopped_at))?;
-    span.in_scope(|| room.resume());
-    tasks.spawn(room.run(rx).instrument(span));
-    Ok(handle)
-}
+pub(crate) use command::{Command, RoomContext, RoomHandle};
+pub(crate) use task::{restore, spawn};

@@ -5,10 +5,11 @@
 //! inside a `request` span that names the seat it acts for. Nothing here ever logs a token: log
 //! lines name records and requests by kind and seat, never by their contents.
 
+use fourkings_engine::Game;
 use fourkings_protocol::{ClientMessage, GameStatus, SeatIndex};
 
 use super::record::{GameAction, Record, StoredSlot};
-use super::state::Room;
+use crate::metrics::Metrics;
 
 /// What this room last added to the server's gauges, so that it moves them by the differences
 /// only, and takes its share out when it ends.
@@ -22,93 +23,76 @@ pub(crate) struct Reported {
     spectators: i64,
 }
 
-impl Room {
-    /// Brings the gauges up to date with this room. Called after each command: it compares a few
-    /// numbers and touches the shared gauges only when one changed.
-    pub(super) fn report(&mut self) {
-        let status = self.status();
-        let players = self.conns.values().filter(|c| c.seats != 0).count() as i64;
-        let spectators = self.conns.len() as i64 - players;
-        self.report_as(Some(status), players, spectators);
-    }
-
-    /// Takes this room out of the gauges: it has ended.
-    pub(super) fn unreport(&mut self) {
-        self.report_as(None, 0, 0);
-    }
-
-    fn report_as(&mut self, status: Option<GameStatus>, players: i64, spectators: i64) {
-        let metrics = &self.context.metrics;
-        if self.reported.status != status {
-            if let Some(old) = self.reported.status {
+impl Reported {
+    /// Moves the server's gauges by what changed since the last report: this room is now in
+    /// `status` (`None`: it has ended) with these connections.
+    pub(crate) fn update(
+        &mut self,
+        metrics: &Metrics,
+        status: Option<GameStatus>,
+        players: usize,
+        spectators: usize,
+    ) {
+        let (players, spectators) = (players as i64, spectators as i64);
+        if self.status != status {
+            if let Some(old) = self.status {
                 metrics.rooms(old).dec();
             }
             if let Some(new) = status {
                 metrics.rooms(new).inc();
             }
-            self.reported.status = status;
+            self.status = status;
         }
-        if self.reported.players != players {
-            metrics.players.inc_by(players - self.reported.players);
-            self.reported.players = players;
+        if self.players != players {
+            metrics.players.inc_by(players - self.players);
+            self.players = players;
         }
-        if self.reported.spectators != spectators {
-            metrics
-                .spectators
-                .inc_by(spectators - self.reported.spectators);
-            self.reported.spectators = spectators;
+        if self.spectators != spectators {
+            metrics.spectators.inc_by(spectators - self.spectators);
+            self.spectators = spectators;
         }
     }
+}
 
-    /// Logs a change the room just made (not on replay: a restored room's history was logged
-    /// when it happened).
-    pub(super) fn log_record(&self, record: &Record) {
-        match record {
-            Record::Created { settings, .. } => {
-                tracing::info!(preset = %settings.preset, "room created");
-            }
-            Record::Seat { seat, slot } => {
-                let occupant = match slot {
-                    StoredSlot::Empty => "empty",
-                    StoredSlot::Human { .. } => "person",
-                    StoredSlot::Cpu { .. } => "cpu",
-                };
-                tracing::debug!(seat, occupant, "seat changed");
-            }
-            Record::Permute { to } => tracing::debug!(?to, "players moved"),
-            Record::Settings { .. } => tracing::debug!("settings changed"),
-            Record::Host { seat, .. } => tracing::debug!(seat, "host role handed over"),
-            Record::HostSeat { seat } => tracing::debug!(seat, "host seat"),
-            Record::GameStarted { first_seat, .. } => {
-                tracing::info!(game = self.games_played, first_seat, "game started");
-            }
-            Record::Game { action } => {
-                let (kind, seat) = describe_action(action);
-                tracing::debug!(seat, action = kind, ply = self.ply(), "game");
-            }
-            Record::TurnExpired => tracing::debug!(seat = self.to_move(), "turn limit ran out"),
-            Record::Absence { seat, absence } => tracing::debug!(seat, ?absence, "presence"),
-            Record::Chat { line, .. } => tracing::debug!(seat = line.seat, "chat"),
-            Record::FirstSeat { seat } => tracing::debug!(seat, "first seat"),
-            Record::Session { .. } => tracing::debug!("switch-partners session"),
+/// Logs a change the room just made (not on replay: a restored room's history was logged when
+/// it happened). `game` is the game after the change, `games_played` how many have begun.
+pub(crate) fn log_record(record: &Record, game: Option<&Game>, games_played: u32) {
+    let ply = game.map(Game::ply_count);
+    let to_move = game.and_then(Game::to_move).map(|s| s.index() as SeatIndex);
+    match record {
+        Record::Created { settings, .. } => {
+            tracing::info!(preset = %settings.preset, "room created");
         }
-    }
-
-    /// The number of plies played, if a game is on.
-    fn ply(&self) -> Option<u32> {
-        self.game.as_ref().map(fourkings_engine::Game::ply_count)
-    }
-
-    /// The seat to move, if a game is on.
-    fn to_move(&self) -> Option<SeatIndex> {
-        let seat = self.game.as_ref()?.to_move()?;
-        Some(seat.index() as SeatIndex)
+        Record::Seat { seat, slot } => {
+            let occupant = match slot {
+                StoredSlot::Empty => "empty",
+                StoredSlot::Human { .. } => "person",
+                StoredSlot::Cpu { .. } => "cpu",
+            };
+            tracing::debug!(seat, occupant, "seat changed");
+        }
+        Record::Permute { to } => tracing::debug!(?to, "players moved"),
+        Record::Settings { .. } => tracing::debug!("settings changed"),
+        Record::Host { seat, .. } => tracing::debug!(seat, "host role handed over"),
+        Record::HostSeat { seat } => tracing::debug!(seat, "host seat"),
+        Record::GameStarted { first_seat, .. } => {
+            tracing::info!(game = games_played, first_seat, "game started");
+        }
+        Record::Game { action } => {
+            let (kind, seat) = describe_action(action);
+            tracing::debug!(seat, action = kind, ply, "game");
+        }
+        Record::TurnExpired => tracing::debug!(seat = to_move, "turn limit ran out"),
+        Record::Absence { seat, absence } => tracing::debug!(seat, ?absence, "presence"),
+        Record::Chat { line, .. } => tracing::debug!(seat = line.seat, "chat"),
+        Record::FirstSeat { seat } => tracing::debug!(seat, "first seat"),
+        Record::Session { .. } => tracing::debug!("switch-partners session"),
     }
 }
 
 /// The span a request is handled in: its id, its kind and the seat it acts for. A `debug` span:
 /// with the usual `info` logging it is never built.
-pub(super) fn request_span(msg: &ClientMessage) -> tracing::Span {
+pub(crate) fn request_span(msg: &ClientMessage) -> tracing::Span {
     let (kind, seat) = describe_request(msg);
     tracing::debug_span!("request", req = msg.req(), kind, seat)
 }
@@ -163,7 +147,7 @@ fn describe_action(action: &GameAction) -> (&'static str, Option<SeatIndex>) {
 }
 
 /// A record's kind, for error messages that must not quote the record (it may hold tokens).
-pub(super) fn record_kind(record: &Record) -> &'static str {
+pub(crate) fn record_kind(record: &Record) -> &'static str {
     match record {
         Record::Created { .. } => "created",
         Record::Seat { .. } => "seat",

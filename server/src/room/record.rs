@@ -2,11 +2,12 @@
 //! one record for each change it makes, and a restarted server applies the records in order to
 //! rebuild the room exactly (published events are stored apart, for resync).
 
-use fourkings_protocol::{ChatLine, CpuLevel, SeatIndex, Settings};
+use fourkings_protocol::{ChatLine, CpuLevel, SeatIndex, SeatSet, Settings};
 use serde::{Deserialize, Serialize};
 
+use super::events::Audience;
+use super::seating::SeatSlot;
 use super::session::Session;
-use super::state::{Audience, SeatSlot};
 
 /// A seat's occupant, as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,7 +156,7 @@ impl From<Audience> for StoredAudience {
         match audience {
             Audience::Everyone => StoredAudience::Everyone,
             Audience::Spectators => StoredAudience::Spectators,
-            Audience::Seats(mask) => StoredAudience::Seats { mask },
+            Audience::Seats(seats) => StoredAudience::Seats { mask: seats.bits() },
         }
     }
 }
@@ -165,7 +166,7 @@ impl From<StoredAudience> for Audience {
         match audience {
             StoredAudience::Everyone => Audience::Everyone,
             StoredAudience::Spectators => Audience::Spectators,
-            StoredAudience::Seats { mask } => Audience::Seats(mask),
+            StoredAudience::Seats { mask } => Audience::Seats(SeatSet::from_bits(mask)),
         }
     }
 }

@@ -1,7 +1,29 @@
 //! A room's settings: defaults per preset, patches, validation, and the engine rule set they make.
 
-use fourkings_engine::{Format, LeadEnding, Preset, PromotionSet, RuleSet};
+use fourkings_engine::{
+    Format, LeadEnding, ParsePresetError, Preset, PromotionSet, RuleSet, RuleSetError,
+};
 use fourkings_protocol::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
+
+/// Settings no game can be played with.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SettingsError {
+    /// A turn limit that is not one of the choices.
+    #[error("turn_limit must be 0, 30 or 60 seconds, not {0}")]
+    TurnLimit(u32),
+    /// A team clock that is not one of the choices.
+    #[error("team_clock must be 0, 3, 5, 10 or 15 minutes, not {0}")]
+    TeamClock(u32),
+    /// A preset name no preset has.
+    #[error(transparent)]
+    Preset(#[from] ParsePresetError),
+    /// An option of another format's.
+    #[error("{0} applies to {1} only")]
+    OtherFormat(&'static str, &'static str),
+    /// A rule set the engine refuses.
+    #[error(transparent)]
+    Rules(#[from] RuleSetError),
+}
 
 /// The settings of a new room with `preset`.
 pub(crate) fn defaults(preset: Preset) -> Settings {
@@ -33,10 +55,10 @@ pub(crate) fn defaults(preset: Preset) -> Settings {
 }
 
 /// Applies `patch` to `settings`, or says what is wrong and leaves them unchanged.
-pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settings, String> {
+pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settings, SettingsError> {
     let mut next = match &patch.preset {
         Some(name) => {
-            let preset: Preset = name.parse().map_err(|e| format!("{e}"))?;
+            let preset: Preset = name.parse()?;
             Settings {
                 cpu_level: settings.cpu_level,
                 rotate_first_seat: settings.rotate_first_seat,
@@ -72,40 +94,37 @@ pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settin
 }
 
 /// Checks settings that no rule set could express, then the rule set itself.
-pub(crate) fn validate(settings: &Settings) -> Result<(), String> {
+pub(crate) fn validate(settings: &Settings) -> Result<(), SettingsError> {
     if ![0, 30, 60].contains(&settings.turn_limit) {
-        return Err(format!(
-            "turn_limit must be 0, 30 or 60 seconds, not {}",
-            settings.turn_limit
-        ));
+        return Err(SettingsError::TurnLimit(settings.turn_limit));
     }
     if ![0, 3, 5, 10, 15].contains(&settings.team_clock) {
-        return Err(format!(
-            "team_clock must be 0, 3, 5, 10 or 15 minutes, not {}",
-            settings.team_clock
-        ));
+        return Err(SettingsError::TeamClock(settings.team_clock));
     }
     // Said before the rule set is built: its own error would name the wrong option.
-    let preset: Preset = settings.preset.parse().map_err(|e| format!("{e}"))?;
+    let preset: Preset = settings.preset.parse()?;
     if preset.rules().format != Format::Duo && settings.king_friendly_capture {
-        return Err("king_friendly_capture applies to Duo only".to_owned());
+        return Err(SettingsError::OtherFormat("king_friendly_capture", "Duo"));
     }
     let rules = rule_set(settings)?;
     if rules.format != Format::Duo && settings.team_clock != 0 {
-        return Err("team_clock applies to Duo only".to_owned());
+        return Err(SettingsError::OtherFormat("team_clock", "Duo"));
     }
     if rules.format != Format::Teams && (settings.silent_partners || settings.switch_partners) {
-        return Err("silent_partners and switch_partners apply to Teams only".to_owned());
+        return Err(SettingsError::OtherFormat(
+            "silent_partners and switch_partners",
+            "Teams",
+        ));
     }
     if rules.format != Format::FreeForAll && settings.claim_win {
-        return Err("claim_win applies to free-for-all only".to_owned());
+        return Err(SettingsError::OtherFormat("claim_win", "free-for-all"));
     }
     Ok(())
 }
 
 /// The engine rule set the settings describe.
-pub(crate) fn rule_set(settings: &Settings) -> Result<RuleSet, String> {
-    let preset: Preset = settings.preset.parse().map_err(|e| format!("{e}"))?;
+pub(crate) fn rule_set(settings: &Settings) -> Result<RuleSet, SettingsError> {
+    let preset: Preset = settings.preset.parse()?;
     let base = preset.rules();
     let default_fifty = match base.format {
         Format::Duo => 100,
@@ -134,7 +153,7 @@ pub(crate) fn rule_set(settings: &Settings) -> Result<RuleSet, String> {
         },
         ..base
     };
-    rules.validate().map_err(|e| e.to_string())?;
+    rules.validate()?;
     Ok(rules)
 }
 
@@ -189,6 +208,7 @@ mod tests {
         assert!(
             apply(&settings, &bad)
                 .unwrap_err()
+                .to_string()
                 .contains("unknown preset")
         );
     }

@@ -1,13 +1,11 @@
-//! Rematches, and switch-partners sessions: three games with every pairing once, each person
-//! earning 1 per team win and ½ per draw.
+//! Switch-partners sessions: three games with every pairing once, each person earning 1 per team
+//! win and ½ per draw.
 
-use fourkings_engine::{Game, Outcome, Preset, Seat};
-use fourkings_protocol::{ErrorCode, Event, SeatIndex, SessionPoints, SessionView};
-
+use fourkings_engine::{Outcome, Seat};
+use fourkings_protocol::{SeatIndex, SessionPoints, SessionView};
 use serde::{Deserialize, Serialize};
 
-use super::record::Record;
-use super::state::{Ack, Reject, Room, SeatSlot, reject};
+use super::seating::Seating;
 
 /// A switch-partners session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -27,7 +25,8 @@ pub(crate) struct Session {
 const PAIRINGS: [[SeatIndex; 4]; 3] = [[0, 1, 2, 3], [0, 2, 1, 3], [0, 1, 3, 2]];
 
 impl Session {
-    pub(super) fn new() -> Session {
+    /// A session at its first game, counting persons by where they sit now.
+    pub(crate) fn new() -> Session {
         Session {
             game: 1,
             seat_of: PAIRINGS[0],
@@ -40,15 +39,49 @@ impl Session {
         self.game == 3 && self.counted
     }
 
+    /// The session with the current game's `outcome` counted, unless it was already.
+    pub(crate) fn counted(&self, outcome: &Outcome) -> Option<Session> {
+        if self.counted {
+            return None;
+        }
+        let mut session = self.clone();
+        session.counted = true;
+        for person in 0..4 {
+            let seat = Seat::ALL[usize::from(session.seat_of[person] & 3)];
+            session.halves[person] += match outcome {
+                Outcome::Win { team, .. } if seat.team() == *team => 2,
+                Outcome::Draw { .. } => 1,
+                _ => 0,
+            };
+        }
+        Some(session)
+    }
+
+    /// The session at its next game, and where each seat's occupant moves for it (`to[seat]`),
+    /// if anyone moves; after the third game, a new session.
+    pub(crate) fn next_game(&self) -> (Session, Option<[SeatIndex; 4]>) {
+        if self.finished() {
+            return (Session::new(), None);
+        }
+        let next = PAIRINGS[usize::from(self.game)];
+        let moves = reseat(self.seat_of, next);
+        let session = Session {
+            game: self.game + 1,
+            seat_of: next,
+            halves: self.halves,
+            counted: false,
+        };
+        (session, Some(moves))
+    }
+
     /// The standings as clients see them.
-    pub(super) fn view(&self, room: &Room) -> SessionView {
+    pub(crate) fn view(&self, seating: &Seating) -> SessionView {
         let mut standings: Vec<SessionPoints> = (0..4)
             .map(|person| {
                 let seat = self.seat_of[person];
-                let name = match &room.seats[usize::from(seat)] {
-                    SeatSlot::Human { name, .. } => name.clone(),
-                    _ => format!("CPU {}", seat),
-                };
+                let name = seating
+                    .name(seat)
+                    .map_or_else(|| format!("CPU {seat}"), str::to_owned);
                 SessionPoints {
                     name,
                     seat,
@@ -64,104 +97,6 @@ impl Session {
         }
     }
 }
-
-impl Room {
-    /// Counts a finished game in the switch-partners session, once.
-    pub(super) fn count_session_game(&mut self) {
-        let Some(outcome) = self.game.as_ref().and_then(|g| g.outcome().cloned()) else {
-            return;
-        };
-        let Some(mut session) = self.session.clone() else {
-            return;
-        };
-        if session.counted {
-            return;
-        }
-        session.counted = true;
-        for person in 0..4 {
-            let seat = Seat::ALL[usize::from(session.seat_of[person])];
-            session.halves[person] += match &outcome {
-                Outcome::Win { team, .. } if seat.team() == *team => 2,
-                Outcome::Draw { .. } => 1,
-                _ => 0,
-            };
-        }
-        let view = session.view(self);
-        if self
-            .commit(Record::Session {
-                session: Some(session),
-            })
-            .is_ok()
-        {
-            self.emit(Event::Session(view));
-        }
-    }
-
-    /// Host: a new game after a result.
-    pub(super) fn rematch(&mut self, host_token: &str) -> Result<Ack, Reject> {
-        self.authorize_host(host_token)?;
-        if !self.game.as_ref().is_some_and(Game::is_over) {
-            return reject(ErrorCode::NotFinished, "a rematch starts after a result");
-        }
-        let duo = self.settings.preset == Preset::Duo.name();
-        let rotate = self.settings.rotate_first_seat;
-        // White moves first in every Duo game: the people move round the seats instead, each
-        // one seat back, so that whoever sat at B1 opens as W1.
-        let first_seat = if rotate && !duo {
-            (self.first_seat + 1) & 3
-        } else {
-            self.first_seat
-        };
-        let mut seat_moves = None;
-        if rotate && duo {
-            let moves = DUO_ROTATION;
-            self.commit(Record::Permute { to: moves })?;
-            self.permute_seat_proofs(moves);
-            seat_moves = Some(moves);
-        }
-        if let Some(mut session) = self.session.clone() {
-            if session.finished() {
-                // A new session, counting persons by where they sit now.
-                session = Session::new();
-            } else {
-                session.game += 1;
-                session.counted = false;
-                let next = PAIRINGS[usize::from(session.game - 1)];
-                let moves = reseat(session.seat_of, next);
-                session.seat_of = next;
-                self.commit(Record::Permute { to: moves })?;
-                self.permute_seat_proofs(moves);
-                seat_moves = Some(moves);
-            }
-            self.commit(Record::Session {
-                session: Some(session),
-            })?;
-        }
-        self.commit(Record::GameStarted {
-            seed: rand::random(),
-            first_seat,
-        })?;
-        self.finished_since = None;
-        let seats = self.seat_views();
-        let game = self.game_view().expect("a game just began");
-        self.emit(Event::Rematch {
-            seats,
-            game,
-            seat_moves,
-        });
-        if let Some(session) = &self.session {
-            let view = session.view(self);
-            self.emit(Event::Session(view));
-        }
-        self.advance();
-        Ok(Ack::default())
-    }
-}
-
-/// A Duo rematch with rotation: for each seat, the seat its occupant moves to (W1 → B2, B1 → W1,
-/// W2 → B1, B2 → W2). The turn order of the people goes on where it was, and partners stay
-/// partners, now on the other colour.
-const DUO_ROTATION: [SeatIndex; 4] = [3, 0, 1, 2];
 
 /// For each seat now, the seat its occupant moves to when persons go from `now` to `next`.
 fn reseat(now: [SeatIndex; 4], next: [SeatIndex; 4]) -> [SeatIndex; 4] {
@@ -201,5 +136,20 @@ mod tests {
         let to = reseat(PAIRINGS[1], PAIRINGS[2]);
         // Now B sits in 2 and goes to 1; C sits in 1 and goes to 3; D sits in 3 and goes to 2.
         assert_eq!(to, [0, 3, 1, 2]);
+    }
+
+    #[test]
+    fn a_session_goes_through_three_games_and_starts_anew() {
+        let first = Session::new();
+        let (second, moves) = first.next_game();
+        assert_eq!(moves, Some([0, 2, 1, 3]));
+        let (third, _) = second.next_game();
+        let outcome = Outcome::Draw {
+            reason: fourkings_engine::game::DrawReason::Agreement,
+        };
+        let done = third.counted(&outcome).unwrap();
+        assert!(done.counted(&outcome).is_none(), "a game counts once");
+        assert_eq!(done.halves, [1; 4]);
+        assert_eq!(done.next_game(), (Session::new(), None));
     }
 }

@@ -78,8 +78,8 @@ fn split_coordinate(text: &str) -> Option<(Square, Square, Option<char>)> {
 }
 
 /// The legal move of the seat to move that `text` names in coordinate form.
-pub(crate) fn find_move(game: &Game, legal: &mut LegalMoveCache, text: &str) -> Option<Move> {
-    find_in(legal.moves(game), &lowercase(text.trim()))
+pub(crate) fn find_move(game: &Game, text: &str) -> Option<Move> {
+    find_in(game.legal_move_slice(), &lowercase(text.trim()))
 }
 
 /// `text` in lower case, copied only if it has capitals: moves come in lower case, and a copy
@@ -451,45 +451,17 @@ pub(crate) fn seat_with_legal_moves(game: &Game) -> Option<SeatIndex> {
 }
 
 /// The legal moves of the seat to move, if a person or CPU is to choose one.
-pub(crate) fn legal_moves(game: &Game, legal: &mut LegalMoveCache) -> Option<LegalMoves> {
+pub(crate) fn legal_moves(game: &Game) -> Option<LegalMoves> {
     let seat = seat_with_legal_moves(game)?;
     Some(LegalMoves {
         seat,
         ply: game.ply_count(),
-        moves: legal.moves(game).iter().map(|&mv| coordinate(mv)).collect(),
+        moves: game
+            .legal_move_slice()
+            .iter()
+            .map(|&mv| coordinate(mv))
+            .collect(),
     })
-}
-
-/// The legal moves of the position last asked about. Every move sends the next seat its legal
-/// moves, and the move that comes back is looked up among the same moves: keeping them saves
-/// generating them a second time for every move.
-#[derive(Default)]
-pub(crate) struct LegalMoveCache {
-    /// The ply count and position hash the moves are for; `None` when emptied.
-    key: Option<(u32, u64)>,
-    /// A vector rather than the engine's fixed-capacity list: a room keeps it while idle, and
-    /// the list's capacity for the most moves any position can have is kilobytes.
-    moves: Vec<Move>,
-}
-
-impl LegalMoveCache {
-    /// The legal moves of the seat to move in `game`, generated unless kept from before.
-    pub(crate) fn moves(&mut self, game: &Game) -> &[Move] {
-        let key = (game.ply_count(), game.position().hash());
-        if self.key != Some(key) {
-            self.moves.clear();
-            game.extend_legal_moves(&mut self.moves);
-            self.key = Some(key);
-        }
-        &self.moves
-    }
-
-    /// Forgets the moves: the game changed (a move, a take-back, a resignation...). The key
-    /// alone would not notice a change that keeps the position, such as a take-back's
-    /// forbidden move or the game ending by an action.
-    pub(crate) fn clear(&mut self) {
-        self.key = None;
-    }
 }
 
 /// The `legal_moves` message, written straight into its frame: it is the largest message of
@@ -594,24 +566,22 @@ mod tests {
     use super::*;
 
     /// Random games of every preset: at every position the hand-written `legal_moves` frame is
-    /// byte for byte what serde writes, and the cache lists exactly the moves generated afresh.
+    /// byte for byte what serde writes, and moves are found by their text among the game's.
     #[test]
-    fn legal_moves_frames_match_serde_and_the_cache_matches_generation() {
+    fn legal_moves_frames_match_serde_and_moves_are_found_by_their_text() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         // Moves that ended their game, whose frames carry the result.
         let mut finals = 0;
         for preset in Preset::ALL {
             for game_number in 0..4 {
                 let mut game = Game::with_seed(preset.rules(), game_number).unwrap();
-                let mut cache = LegalMoveCache::default();
                 for _ in 0..1500 {
-                    let Some(listed) = legal_moves(&game, &mut cache) else {
+                    let Some(listed) = legal_moves(&game) else {
                         break;
                     };
                     let fresh = game.legal_moves();
-                    assert_eq!(cache.moves(&game), fresh.as_slice());
                     let v = rng.random_range(0..u64::MAX);
-                    let frame = legal_moves_frame(v, listed.seat, listed.ply, cache.moves(&game));
+                    let frame = legal_moves_frame(v, listed.seat, listed.ply, &fresh);
                     let serde = serde_json::to_string(&ServerMessage::LegalMoves {
                         v,
                         moves: listed.clone(),
@@ -648,18 +618,17 @@ mod tests {
                     // texts that name no legal move find nothing.
                     for &listed in &fresh {
                         let text = coordinate(listed);
-                        assert_eq!(find_move(&game, &mut cache, &text), Some(listed));
+                        assert_eq!(find_move(&game, &text), Some(listed));
                         for wrong in [format!("{text}q"), format!("{text}x"), text[1..].into()] {
                             if !fresh.iter().any(|&m| coordinate(m) == wrong) {
-                                assert_eq!(find_move(&game, &mut cache, &wrong), None, "{wrong}");
+                                assert_eq!(find_move(&game, &wrong), None, "{wrong}");
                             }
                         }
                     }
                     for wrong in ["", "a1a1", "h2", "h02h4", "h2h4qq", "hh2h4", "h2h4\u{e9}"] {
-                        assert_eq!(find_move(&game, &mut cache, wrong), None, "{wrong}");
+                        assert_eq!(find_move(&game, wrong), None, "{wrong}");
                     }
                     game.play(seat, mv).unwrap();
-                    cache.clear();
                 }
             }
         }

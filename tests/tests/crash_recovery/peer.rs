@@ -146,7 +146,9 @@ impl Peer {
             Event::HostToken { host_token } => self.host_token = Some(host_token.clone()),
             Event::PlayerMoved { from, to } if self.seat == Some(*from) => self.seat = Some(*to),
             Event::Started { game } => self.game_id = Some(game.id.clone()),
-            Event::GameChanged { what, game, .. } if what == "taken_back" => {
+            Event::GameChanged { what, game, .. }
+                if *what == fourkings_protocol::GameChange::TakenBack =>
+            {
                 let (gone, kept) = std::mem::take(&mut self.acked)
                     .into_iter()
                     .partition(|a| a.game == game.id && a.ply >= game.ply);

@@ -1,0 +1,428 @@
+//! The game driver: the game itself, its clocks, and the CPU's thinking about it. It checks and
+//! applies game actions (the engine decides what a move means), times each turn, and keeps the
+//! one job the CPU may be working on, so that a stale result is never played.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use fourkings_engine::{Game, Move, Seat, Square};
+use fourkings_protocol::{Clock, GameStatus, GameView, LegalMoves, SeatIndex};
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use super::clock::Clocks;
+use super::record::GameAction;
+use super::refusal::Refusal;
+use super::views;
+
+/// A CPU move being computed. Dropping it stops the computation: a room that forgets its job
+/// (the result is stale, or the room itself ends) never leaves a search running for nobody.
+struct CpuJob {
+    /// The ply it is for.
+    ply: u32,
+    /// The hash of the position it is for.
+    hash: u64,
+    /// Stops it.
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for CpuJob {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The room's game, from the first start on.
+pub(crate) struct GameDriver {
+    game: Option<Game>,
+    clocks: Clocks,
+    /// The seat that moves first in the current (or next) game.
+    first_seat: SeatIndex,
+    /// Games begun in this room (the archive numbers them).
+    games_played: u32,
+    /// Whether the current game, if over, is in the archive.
+    archived: bool,
+    /// Since when a finished game has waited for a rematch.
+    finished_since: Option<Instant>,
+    /// The CPU move being computed, if its result can still be played.
+    cpu_job: Option<CpuJob>,
+    /// Whether a CPU move is being computed for the current ply (also after its job was
+    /// dropped: the search has not answered yet).
+    cpu_thinking: bool,
+}
+
+/// The seat as the engine knows it.
+fn engine_seat(seat: SeatIndex) -> Seat {
+    Seat::ALL[usize::from(seat & 3)]
+}
+
+impl GameDriver {
+    /// No game yet.
+    pub(crate) fn new() -> GameDriver {
+        GameDriver {
+            game: None,
+            clocks: Clocks::new(None, None),
+            first_seat: 0,
+            games_played: 0,
+            archived: false,
+            finished_since: None,
+            cpu_job: None,
+            cpu_thinking: false,
+        }
+    }
+
+    /// The current (or last) game, once one has started.
+    pub(crate) fn game(&self) -> Option<&Game> {
+        self.game.as_ref()
+    }
+
+    /// The game, while one is being played.
+    pub(crate) fn playing(&self) -> Option<&Game> {
+        self.game.as_ref().filter(|g| !g.is_over())
+    }
+
+    /// Whether a game has started (the lobby is over).
+    pub(crate) fn is_started(&self) -> bool {
+        self.game.is_some()
+    }
+
+    /// Whether the current game is over.
+    pub(crate) fn is_over(&self) -> bool {
+        self.game.as_ref().is_some_and(Game::is_over)
+    }
+
+    /// The room's status as its game makes it.
+    pub(crate) fn status(&self) -> GameStatus {
+        match &self.game {
+            None => GameStatus::Lobby,
+            Some(game) if game.is_over() => GameStatus::Finished,
+            Some(_) => GameStatus::Playing,
+        }
+    }
+
+    /// The seat to move, while a game is on.
+    pub(crate) fn to_move(&self) -> Option<SeatIndex> {
+        let seat = self.game.as_ref()?.to_move()?;
+        Some(seat.index() as SeatIndex)
+    }
+
+    /// The seat that moves first in the current (or next) game.
+    pub(crate) fn first_seat(&self) -> SeatIndex {
+        self.first_seat
+    }
+
+    /// The next game's first seat.
+    pub(crate) fn set_first_seat(&mut self, seat: SeatIndex) {
+        self.first_seat = seat;
+    }
+
+    /// Games begun in this room.
+    pub(crate) fn games_played(&self) -> u32 {
+        self.games_played
+    }
+
+    /// A new game begins at `now`, `first_seat` moving first, with a turn limit and team banks
+    /// of the times given, if any.
+    pub(crate) fn begin(
+        &mut self,
+        game: Game,
+        (turn_limit, bank): (Option<Duration>, Option<Duration>),
+        first_seat: SeatIndex,
+        now: Instant,
+    ) {
+        self.clocks = Clocks::new(turn_limit, bank);
+        self.first_seat = first_seat;
+        self.game = Some(game);
+        self.games_played += 1;
+        self.archived = false;
+        self.cpu_thinking = false;
+        self.cancel_cpu();
+        self.follow_turn(now);
+    }
+
+    /// Checks and applies a game action at `now`; the engine decides whether it is allowed.
+    pub(crate) fn act(&mut self, action: &GameAction, now: Instant) -> Result<(), Refusal> {
+        let Some(game) = self.game.as_mut() else {
+            return Err(Refusal::NotStarted);
+        };
+        let seat = |s: SeatIndex| engine_seat(s);
+        let result = match action {
+            GameAction::Move { seat: s, mv, .. } => {
+                let mv = parse_coordinate(game, mv)?;
+                game.play(seat(*s), mv).map(|_| ())
+            }
+            GameAction::Walk { mv } => {
+                let text = mv;
+                let mv = views::find_walking_move(game, text)
+                    .ok_or_else(|| Refusal::NotTheWalkingKingsMove { text: text.clone() })?;
+                game.walk_king_with(mv).map(|_| ())
+            }
+            GameAction::Resign { seat: s } => game.resign(seat(*s)).map(|_| ()),
+            GameAction::AnswerResignation { seat: s, accept } => {
+                game.answer_resignation(seat(*s), *accept)
+            }
+            GameAction::OfferDraw { seat: s } => game.offer_draw(seat(*s)).map(|_| ()),
+            GameAction::AcceptDraw { seat: s } => game.accept_draw(seat(*s)).map(|_| ()),
+            GameAction::DeclineDraw { seat: s } => game.decline_draw(seat(*s)),
+            GameAction::TakeBack { seat: s } => game.take_back(seat(*s)),
+            GameAction::ClaimWin { seat: s } => game.claim_win(seat(*s)),
+            GameAction::TimeOut { seat: s } => game.time_out(seat(*s)),
+            GameAction::Abandon { seat: s } => game.abandon(seat(*s)),
+        };
+        result?;
+        self.follow_turn(now);
+        Ok(())
+    }
+
+    /// Times the turn the game is at now (a new one starts when the ply or the seat changed).
+    fn follow_turn(&mut self, now: Instant) {
+        let Some(game) = &self.game else { return };
+        if game.is_over() {
+            self.clocks.stop(now);
+        } else {
+            let to_move = game.to_move().map(|s| s.index() as SeatIndex);
+            self.clocks.follow(game.ply_count(), to_move, now);
+        }
+    }
+
+    /// The current turn's limit ran out: the CPU plays this move.
+    pub(crate) fn expire_turn(&mut self) {
+        self.clocks.expire();
+    }
+
+    /// Whether the current turn's limit has run out.
+    pub(crate) fn turn_expired(&self) -> bool {
+        self.clocks.expired()
+    }
+
+    /// Duo stops its clocks while anyone is away during a game.
+    pub(crate) fn follow_presence(&mut self, anyone_away: bool, now: Instant) {
+        let duo_running = self
+            .playing()
+            .is_some_and(|g| g.rules().format == fourkings_engine::Format::Duo);
+        if duo_running {
+            if anyone_away {
+                self.clocks.pause(now);
+            } else {
+                self.clocks.resume(now);
+            }
+        }
+    }
+
+    /// The clocks as clients see them.
+    pub(crate) fn clock_view(&self, now: Instant) -> Clock {
+        self.clocks.view(now)
+    }
+
+    /// When the current turn's limit runs out, if it runs.
+    pub(crate) fn turn_deadline(&self) -> Option<Instant> {
+        self.clocks.turn_deadline()
+    }
+
+    /// When the bank of the team to move runs out, if it runs.
+    pub(crate) fn bank_deadline(&self) -> Option<Instant> {
+        self.clocks.bank_deadline()
+    }
+
+    /// Whether the bank of the team to move is empty at `now`.
+    pub(crate) fn bank_empty(&self, now: Instant) -> bool {
+        self.clocks.bank_empty(now)
+    }
+
+    /// When the clocks next need the room, while a game is on.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.playing()?;
+        [self.turn_deadline(), self.bank_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The game, if it is over and not yet archived; it counts as archived from now on.
+    pub(crate) fn take_unarchived(&mut self) -> Option<&Game> {
+        if self.archived || !self.is_over() {
+            return None;
+        }
+        self.archived = true;
+        self.game.as_ref()
+    }
+
+    /// A restored room: a game that was over then was archived then.
+    pub(crate) fn restored(&mut self) {
+        self.archived = self.is_over();
+    }
+
+    /// Since when a finished game has waited for a rematch.
+    pub(crate) fn finished_since(&self) -> Option<Instant> {
+        self.finished_since
+    }
+
+    /// The game is over and waits for a rematch, since `now` unless it already did.
+    pub(crate) fn note_finished(&mut self, now: Instant) {
+        self.finished_since.get_or_insert(now);
+    }
+
+    /// A rematch: nothing waits any more.
+    pub(crate) fn clear_finished(&mut self) {
+        self.finished_since = None;
+    }
+
+    /// The game as clients see it, with the clocks at `now`; `id` names it.
+    pub(crate) fn view(&self, id: String, now: Instant) -> Option<GameView> {
+        let game = self.game.as_ref()?;
+        Some(views::game_view(
+            game,
+            id,
+            self.clock_view(now),
+            self.first_seat,
+        ))
+    }
+
+    /// The seat whose legal moves a client would be sent (the seat to move, unless its king
+    /// walks by itself or its turn limit ran out).
+    pub(crate) fn seat_choosing(&self) -> Option<SeatIndex> {
+        if self.clocks.expired() {
+            return None;
+        }
+        self.game.as_ref().and_then(views::seat_with_legal_moves)
+    }
+
+    /// The legal moves of the seat to move.
+    pub(crate) fn legal_moves(&self) -> Option<LegalMoves> {
+        self.game.as_ref().and_then(views::legal_moves)
+    }
+
+    /// The `legal_moves` message of the seat to move, at event version `v`.
+    pub(crate) fn legal_moves_frame(&self, v: u64) -> Option<(SeatIndex, Utf8Bytes)> {
+        let game = self.game.as_ref()?;
+        let seat = views::seat_with_legal_moves(game)?;
+        let frame = views::legal_moves_frame(v, seat, game.ply_count(), game.legal_move_slice());
+        Some((seat, frame))
+    }
+
+    /// The `moved` event of the last ply, at event version `v`.
+    pub(crate) fn moved_frame(&self, v: u64, automatic: bool, now: Instant) -> Option<Utf8Bytes> {
+        let game = self.game.as_ref()?;
+        let ply = game.last_ply()?;
+        Some(views::moved_frame(
+            v,
+            game,
+            ply,
+            automatic,
+            &self.clock_view(now),
+        ))
+    }
+
+    /// The ply and position hash the CPU is asked about now, while a game is on.
+    pub(crate) fn position_key(&self) -> Option<(u32, u64)> {
+        let game = self.playing()?;
+        Some((game.ply_count(), game.position().hash()))
+    }
+
+    /// The ply and hash the CPU job is for, if one runs.
+    pub(crate) fn cpu_job(&self) -> Option<(u32, u64)> {
+        self.cpu_job.as_ref().map(|job| (job.ply, job.hash))
+    }
+
+    /// Whether the CPU is thinking about the current ply.
+    pub(crate) fn cpu_thinking(&self) -> bool {
+        self.cpu_thinking
+    }
+
+    /// The CPU starts thinking about the position `(ply, hash)`; the flag stops it. Replacing
+    /// a job stops the old one.
+    pub(crate) fn start_cpu(&mut self, ply: u32, hash: u64) -> Arc<AtomicBool> {
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.cpu_job = Some(CpuJob {
+            ply,
+            hash,
+            cancel: cancel.clone(),
+        });
+        self.cpu_thinking = true;
+        cancel
+    }
+
+    /// Stops the CPU's thinking, if it thinks.
+    pub(crate) fn cancel_cpu(&mut self) {
+        self.cpu_job = None;
+    }
+
+    /// The CPU answered for `(ply, hash)`: it thinks no more, and its job is done.
+    pub(crate) fn cpu_answered(&mut self, ply: u32, hash: u64) {
+        self.cpu_thinking = false;
+        if self.cpu_job() == Some((ply, hash)) {
+            self.cpu_job = None;
+        }
+    }
+}
+
+/// The legal move `text` names in coordinate form (`h2h4`, `h10h11q`).
+fn parse_coordinate(game: &Game, text: &str) -> Result<Move, Refusal> {
+    let lower = views::lowercase(text);
+    if !is_coordinate(&lower) {
+        return Err(Refusal::BadMove {
+            text: text.to_owned(),
+        });
+    }
+    views::find_move(game, text)
+        // The move just taken back is left out of the legal moves: name it anyway, so that the
+        // game refuses it as `taken_back` rather than as illegal.
+        .or_else(|| {
+            game.forbidden_move()
+                .filter(|&mv| views::coordinate(mv) == lower)
+        })
+        // Lazily: the message is written only for a move that is refused.
+        .ok_or_else(|| Refusal::IllegalMove {
+            text: text.to_owned(),
+        })
+}
+
+/// Whether `text` has the shape of a move in coordinate form: two square names (a file `a`–`n`
+/// and a rank `1`–`14`) and an optional promotion letter. Whether the squares are on the board
+/// and the move is legal is the game's to say (`illegal_move`); anything else is `bad_move`.
+fn is_coordinate(text: &str) -> bool {
+    /// What follows a leading square name.
+    fn after_square(text: &str) -> Option<&str> {
+        let digits = text
+            .get(1..)?
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        let (name, rest) = text.split_at_checked(1 + digits)?;
+        name.parse::<Square>().ok().map(|_| rest)
+    }
+    after_square(text)
+        .and_then(after_square)
+        .is_some_and(|rest| matches!(rest, "" | "q" | "r" | "b" | "n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_coordinate;
+
+    #[test]
+    fn coordinate_shapes() {
+        for text in ["h2h4", "h10h11q", "a11c11", "n14n13", "a1a2", "e7e8n"] {
+            assert!(is_coordinate(text), "{text}");
+        }
+        for text in [
+            "",
+            "h2",
+            "h2-h4",
+            "h2h4 ",
+            "xyzzy",
+            "z9z9",
+            "h0h1",
+            "h15h16",
+            "h2h4h6",
+            "h2h4qq",
+            "h2h4k",
+            "nh2h4",
+            "h2h4\u{1f642}",
+            "\u{e9}2h4",
+        ] {
+            assert!(!is_coordinate(text), "{text}");
+        }
+    }
+}

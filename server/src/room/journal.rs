@@ -1,0 +1,112 @@
+//! The journal: what the room hands to storage. Every change is a record, appended here and
+//! handed to the writer in one batch per turn of the room's task; the writer reports back the
+//! version it made durable, which is what lets [`super::delivery`] show what depends on it.
+
+use tokio::sync::mpsc;
+
+use crate::storage::writer::{StorageHandle, Written};
+use crate::storage::{ArchivedGame, Write};
+
+/// A room's writes on their way to storage.
+pub(crate) struct Journal {
+    /// The room the writes are for.
+    room: String,
+    storage: StorageHandle,
+    /// Writes made since the last hand-over to the writer.
+    writes: Vec<Write>,
+    /// The version last handed to the writer: a restart resumes numbering from it, so that no
+    /// client ever holds a version the restored room has not reached.
+    stored_version: u64,
+    /// The writer reports durable versions here.
+    committed: mpsc::UnboundedReceiver<u64>,
+    committed_tx: mpsc::UnboundedSender<u64>,
+}
+
+impl Journal {
+    /// An empty journal for `room`.
+    pub(crate) fn new(room: String, storage: StorageHandle) -> Journal {
+        let (committed_tx, committed) = mpsc::unbounded_channel();
+        Journal {
+            room,
+            storage,
+            writes: Vec::new(),
+            stored_version: 0,
+            committed,
+            committed_tx,
+        }
+    }
+
+    /// The room is new: its row comes before anything else about it.
+    pub(crate) fn create_room(&mut self, at: u64) {
+        self.writes.push(Write::CreateRoom {
+            room: self.room.clone(),
+            at,
+        });
+    }
+
+    /// Appends a record (its JSON) made at `at` (ms since the epoch).
+    pub(crate) fn append(&mut self, body: String, at: u64) {
+        self.writes.push(Write::Record {
+            room: self.room.clone(),
+            at,
+            body,
+            v: None,
+        });
+    }
+
+    /// Appends a finished game to the archive.
+    pub(crate) fn archive(&mut self, game: ArchivedGame) {
+        self.writes.push(Write::Archive(game));
+    }
+
+    /// A restored room: storage already holds everything up to `version`.
+    pub(crate) fn resume_at(&mut self, version: u64) {
+        self.writes.clear();
+        self.stored_version = version;
+    }
+
+    /// The version last handed to the writer.
+    pub(crate) fn stored_version(&self) -> u64 {
+        self.stored_version
+    }
+
+    /// Hands the writes made so far, and the room's `version`, to the writer: [`Written::Now`]
+    /// if they are durable already, else the writer reports `version` once they are
+    /// ([`Written::Later`], also when there was nothing to write).
+    pub(crate) fn hand_over(&mut self, version: u64) -> Written {
+        if self.writes.is_empty() && self.stored_version == version {
+            return Written::Later;
+        }
+        if self.stored_version != version {
+            // The version rides on the last record (no write of its own) when there is one.
+            let last_record = self.writes.iter_mut().rev().find_map(|w| match w {
+                Write::Record { v, .. } => Some(v),
+                _ => None,
+            });
+            match last_record {
+                Some(v) => *v = Some(version),
+                None => self.writes.push(Write::Version {
+                    room: self.room.clone(),
+                    v: version,
+                }),
+            }
+            self.stored_version = version;
+        }
+        self.storage
+            .write(&mut self.writes, Some((self.committed_tx.clone(), version)))
+    }
+
+    /// The next version the writer made durable.
+    pub(crate) async fn committed(&mut self) -> Option<u64> {
+        self.committed.recv().await
+    }
+
+    /// The room ends: storage forgets it (what it wrote before stays, in order).
+    pub(crate) fn close_room(&mut self, at: u64) {
+        let close = Write::CloseRoom {
+            room: self.room.clone(),
+            at,
+        };
+        self.storage.write(&mut vec![close], None);
+    }
+}

@@ -1,0 +1,283 @@
+//! The seating: who sits in each seat, the secret tokens that act for seats and for the host,
+//! and who is away. A player who drops keeps the seat for a grace period; after it the CPU plays
+//! for them until they come back (in Duo the clocks stop instead, and then the other team may
+//! claim the win).
+
+use fourkings_engine::Format;
+use fourkings_protocol::{CpuLevel, Occupant, Presence, SeatIndex, SeatView};
+use tokio::time::Instant;
+
+use super::refusal::Refusal;
+use super::views;
+use crate::ids::token_matches;
+
+/// Who sits in a seat.
+#[derive(Clone, Debug)]
+pub(crate) enum SeatSlot {
+    /// Nobody: the CPU takes it at the start.
+    Empty,
+    /// A person.
+    Human {
+        /// Their name.
+        name: String,
+        /// The seat's secret token: whoever presents it acts for the seat.
+        token: String,
+    },
+    /// The CPU, at a level.
+    Cpu {
+        /// How well it plays.
+        level: CpuLevel,
+    },
+}
+
+/// A player who dropped.
+#[derive(Clone, Copy, Debug)]
+struct Absence {
+    /// When the grace period ends.
+    deadline: Instant,
+    /// Whether it has ended.
+    grace_over: bool,
+}
+
+/// The room's seats and tokens.
+pub(crate) struct Seating {
+    slots: [SeatSlot; 4],
+    /// Players who dropped: when their grace ends, and whether it has.
+    absence: [Option<Absence>; 4],
+    host_token: String,
+    /// The seat the host sits in, if any.
+    host_seat: Option<SeatIndex>,
+}
+
+/// Checks a seat index from a client.
+pub(crate) fn check_seat(seat: SeatIndex) -> Result<usize, Refusal> {
+    if seat > 3 {
+        return Err(Refusal::NoSuchSeat);
+    }
+    Ok(usize::from(seat))
+}
+
+impl Seating {
+    /// Four empty seats; the host token is `host_token`.
+    pub(crate) fn new(host_token: String) -> Seating {
+        Seating {
+            slots: [
+                SeatSlot::Empty,
+                SeatSlot::Empty,
+                SeatSlot::Empty,
+                SeatSlot::Empty,
+            ],
+            absence: [None; 4],
+            host_token,
+            host_seat: None,
+        }
+    }
+
+    /// Who sits in `seat` (0–3).
+    pub(crate) fn slot(&self, seat: SeatIndex) -> &SeatSlot {
+        &self.slots[usize::from(seat & 3)]
+    }
+
+    /// Whether a person sits in `seat`.
+    pub(crate) fn is_human(&self, seat: SeatIndex) -> bool {
+        matches!(self.slot(seat), SeatSlot::Human { .. })
+    }
+
+    /// The name of the person in `seat`, if a person sits there.
+    pub(crate) fn name(&self, seat: SeatIndex) -> Option<&str> {
+        match self.slot(seat) {
+            SeatSlot::Human { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The CPU seats and their levels.
+    pub(crate) fn cpu_seats(&self) -> Vec<(SeatIndex, CpuLevel)> {
+        (0..4u8)
+            .filter_map(|s| match self.slot(s) {
+                SeatSlot::Cpu { level } => Some((s, *level)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The seat a token holds, if any.
+    pub(crate) fn seat_of_token(&self, token: &str) -> Option<SeatIndex> {
+        (0..4u8).find(|&s| {
+            matches!(self.slot(s), SeatSlot::Human { token: t, .. } if token_matches(token, t))
+        })
+    }
+
+    /// Checks that `token` holds `seat`.
+    pub(crate) fn check_token(&self, seat: SeatIndex, token: &str) -> Result<(), Refusal> {
+        check_seat(seat)?;
+        match self.slot(seat) {
+            SeatSlot::Human { token: real, .. } if token_matches(token, real) => Ok(()),
+            _ => Err(Refusal::WrongSeatToken),
+        }
+    }
+
+    /// Checks the host token.
+    pub(crate) fn check_host(&self, token: &str) -> Result<(), Refusal> {
+        if self.is_host_token(token) {
+            Ok(())
+        } else {
+            Err(Refusal::NotHost)
+        }
+    }
+
+    /// Whether `token` is the host token.
+    pub(crate) fn is_host_token(&self, token: &str) -> bool {
+        token_matches(token, &self.host_token)
+    }
+
+    /// The host token.
+    pub(crate) fn host_token(&self) -> &str {
+        &self.host_token
+    }
+
+    /// The seat the host sits in, if any.
+    pub(crate) fn host_seat(&self) -> Option<SeatIndex> {
+        self.host_seat
+    }
+
+    /// Seats `slot` in `seat` (0–3); whoever sat there before is no longer away.
+    pub(crate) fn seat(&mut self, seat: SeatIndex, slot: SeatSlot) {
+        let index = usize::from(seat & 3);
+        self.slots[index] = slot;
+        self.absence[index] = None;
+    }
+
+    /// Everyone moves: the occupant of seat `s` now sits in `to[s]`, away or not, host or not.
+    pub(crate) fn permute(&mut self, to: [SeatIndex; 4]) {
+        let slots = self.slots.clone();
+        let absence = self.absence;
+        for (from, (slot, away)) in slots.into_iter().zip(absence).enumerate() {
+            let index = usize::from(to[from] & 3);
+            self.slots[index] = slot;
+            self.absence[index] = away;
+        }
+        self.host_seat = self.host_seat.map(|h| to[usize::from(h & 3)]);
+    }
+
+    /// The host role moves: a new token, and the seat its holder sits in.
+    pub(crate) fn set_host(&mut self, token: String, seat: Option<SeatIndex>) {
+        self.host_token = token;
+        self.host_seat = seat;
+    }
+
+    /// The host sat down in a seat, or left it.
+    pub(crate) fn set_host_seat(&mut self, seat: Option<SeatIndex>) {
+        self.host_seat = seat;
+    }
+
+    /// The player in `seat` is here.
+    pub(crate) fn mark_present(&mut self, seat: SeatIndex) {
+        self.absence[usize::from(seat & 3)] = None;
+    }
+
+    /// The player in `seat` is away; their grace period ends at `deadline`.
+    pub(crate) fn mark_away(&mut self, seat: SeatIndex, deadline: Instant) {
+        self.absence[usize::from(seat & 3)] = Some(Absence {
+            deadline,
+            grace_over: false,
+        });
+    }
+
+    /// The player in `seat` is away past the grace period (since `now`).
+    pub(crate) fn mark_gone(&mut self, seat: SeatIndex, now: Instant) {
+        self.absence[usize::from(seat & 3)] = Some(Absence {
+            deadline: now,
+            grace_over: true,
+        });
+    }
+
+    /// Whether the player in `seat` is away.
+    pub(crate) fn is_away(&self, seat: SeatIndex) -> bool {
+        self.absence[usize::from(seat & 3)].is_some()
+    }
+
+    /// Whether any player is away.
+    pub(crate) fn anyone_away(&self) -> bool {
+        self.absence.iter().any(Option::is_some)
+    }
+
+    /// Whether a player's grace period is over and they are still away.
+    pub(crate) fn grace_over(&self, seat: SeatIndex) -> bool {
+        self.absence[usize::from(seat & 3)].is_some_and(|a| a.grace_over)
+    }
+
+    /// When the grace periods still running end.
+    pub(crate) fn grace_deadlines(&self) -> impl Iterator<Item = Instant> + '_ {
+        self.absence
+            .iter()
+            .flatten()
+            .filter(|a| !a.grace_over)
+            .map(|a| a.deadline)
+    }
+
+    /// The seats whose grace period is due at `now`.
+    pub(crate) fn graces_due(&self, now: Instant) -> Vec<SeatIndex> {
+        (0..4u8)
+            .filter(|&s| {
+                self.absence[usize::from(s)].is_some_and(|a| !a.grace_over && a.deadline <= now)
+            })
+            .collect()
+    }
+
+    /// Whether the person in `seat` is here (`None` for empty and CPU seats); `cpu_may_play`
+    /// says whether the CPU plays for a player gone past the grace period (a game goes on, and
+    /// not in Duo).
+    pub(crate) fn presence(&self, seat: SeatIndex, cpu_may_play: bool) -> Option<Presence> {
+        if !self.is_human(seat) {
+            return None;
+        }
+        Some(match self.absence[usize::from(seat & 3)] {
+            None => Presence::Online,
+            Some(Absence {
+                grace_over: false, ..
+            }) => Presence::Away,
+            Some(Absence {
+                grace_over: true, ..
+            }) if cpu_may_play => Presence::CpuPlaying,
+            Some(Absence {
+                grace_over: true, ..
+            }) => Presence::Gone,
+        })
+    }
+
+    /// Each seat's player as the game records name them.
+    pub(crate) fn player_names(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .map(|slot| match slot {
+                SeatSlot::Human { name, .. } => name.clone(),
+                SeatSlot::Cpu { level } => format!("CPU ({level:?})").to_lowercase(),
+                SeatSlot::Empty => String::new(),
+            })
+            .collect()
+    }
+
+    /// The seats as clients see them, on a board of `format`.
+    pub(crate) fn views(&self, format: Format, cpu_may_play: bool) -> Vec<SeatView> {
+        (0..4u8)
+            .map(|seat| {
+                let label = views::seat_label(format, seat);
+                let presence = self.presence(seat, cpu_may_play);
+                let (occupant, name, cpu_level) = match self.slot(seat) {
+                    SeatSlot::Empty => (Occupant::Empty, None, None),
+                    SeatSlot::Human { name, .. } => (Occupant::Human, Some(name.clone()), None),
+                    SeatSlot::Cpu { level } => (Occupant::Cpu, None, Some(*level)),
+                };
+                SeatView {
+                    seat,
+                    label,
+                    occupant,
+                    name,
+                    cpu_level,
+                    presence,
+                }
+            })
+            .collect()
+    }
+}

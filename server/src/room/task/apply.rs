@@ -1,0 +1,157 @@
+//! Changing a room's state: every change is a [`Record`], applied to the part that owns what it
+//! changes and, outside replay, appended to the journal. A restarted server applies the stored
+//! records in the same order to rebuild the room.
+
+use fourkings_engine::{Game, Seat};
+use fourkings_protocol::SeatIndex;
+
+use super::Room;
+use crate::room::observe::log_record;
+use crate::room::record::{GameAction, Record, StoredAbsence};
+use crate::room::refusal::Refusal;
+use crate::room::rules::{self, SettingsError};
+use crate::room::seating::SeatSlot;
+use crate::room::session::Session;
+
+/// A record as stored: JSON. A move, most of what a room records, is written directly (serde
+/// took 1,400 instructions for it); anything else, or a move whose text would need escaping,
+/// goes through serde. Both give the same bytes (a test checks it).
+fn encode_record(record: &Record) -> String {
+    if let Record::Game {
+        action:
+            GameAction::Move {
+                seat,
+                mv,
+                automatic,
+            },
+    } = record
+    {
+        if mv
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'=')
+        {
+            let mut body = String::with_capacity(80 + mv.len());
+            body.push_str(r#"{"record":"game","action":{"kind":"move","seat":"#);
+            body.push_str(itoa::Buffer::new().format(*seat));
+            body.push_str(r#","mv":""#);
+            body.push_str(mv);
+            body.push_str(if *automatic {
+                r#"","automatic":true}}"#
+            } else {
+                r#"","automatic":false}}"#
+            });
+            return body;
+        }
+    }
+    serde_json::to_string(record).expect("records always serialise")
+}
+
+impl Room {
+    /// Applies `record` and journals it (before anything it causes is shown to anyone).
+    // Taken by value so that callers build the record in the call.
+    #[allow(clippy::needless_pass_by_value)]
+    pub(super) fn commit(&mut self, record: Record) -> Result<(), Refusal> {
+        self.apply(&record)?;
+        if !self.time.is_replaying() {
+            log_record(&record, self.driver.game(), self.driver.games_played());
+            let body = encode_record(&record);
+            self.journal.append(body, self.time.wall_now());
+        }
+        Ok(())
+    }
+
+    /// Commits a game action; the engine decides whether it is allowed.
+    pub(super) fn commit_game(&mut self, action: GameAction) -> Result<(), Refusal> {
+        self.commit(Record::Game { action })
+    }
+
+    /// Applies one record to the part that owns what it changes (no events, no storage).
+    pub(super) fn apply(&mut self, record: &Record) -> Result<(), Refusal> {
+        let now = self.time.now();
+        match record {
+            Record::Created {
+                settings,
+                host_token,
+            } => {
+                self.settings = settings.clone();
+                let seat = self.seating.host_seat();
+                self.seating.set_host(host_token.clone(), seat);
+            }
+            Record::Seat { seat, slot } => self.seating.seat(*seat, SeatSlot::from(slot)),
+            Record::Permute { to } => {
+                self.seating.permute(*to);
+                // Team chat belongs to the partners who wrote it: new partners must not read it.
+                self.chat.forget_team_lines();
+            }
+            Record::Settings { settings } => self.settings = settings.clone(),
+            Record::Host { token, seat } => self.seating.set_host(token.clone(), *seat),
+            Record::HostSeat { seat } => self.seating.set_host_seat(*seat),
+            Record::GameStarted { seed, first_seat } => self.begin_game(*seed, *first_seat)?,
+            Record::Game { action } => self.driver.act(action, now)?,
+            Record::TurnExpired => self.driver.expire_turn(),
+            Record::Absence { seat, absence } => {
+                match absence {
+                    StoredAbsence::Present => self.seating.mark_present(*seat),
+                    StoredAbsence::Away { deadline } => {
+                        let deadline = self.time.instant_of(*deadline);
+                        self.seating.mark_away(*seat, deadline);
+                    }
+                    StoredAbsence::GraceOver => self.seating.mark_gone(*seat, now),
+                }
+                self.driver.follow_presence(self.seating.anyone_away(), now);
+            }
+            Record::Chat { audience, line } => self.chat.remember((*audience).into(), line.clone()),
+            Record::FirstSeat { seat } => self.driver.set_first_seat(*seat),
+            Record::Session { session } => self.session.clone_from(session),
+        }
+        Ok(())
+    }
+
+    /// A new game with the current seats and settings.
+    fn begin_game(&mut self, seed: u64, first_seat: SeatIndex) -> Result<(), Refusal> {
+        let rules = rules::rule_set(&self.settings)?;
+        let game = Game::starting_at(rules, Seat::ALL[usize::from(first_seat & 3)], seed)
+            .map_err(SettingsError::from)?;
+        let config = &self.context.config;
+        let turn_limit = (self.settings.turn_limit > 0)
+            .then(|| config.game_time(u64::from(self.settings.turn_limit)));
+        let bank = (self.settings.team_clock > 0)
+            .then(|| config.game_time(u64::from(self.settings.team_clock) * 60));
+        let now = self.time.now();
+        self.driver.begin(game, (turn_limit, bank), first_seat, now);
+        if self.settings.switch_partners && self.session.is_none() {
+            self.session = Some(Session::new());
+        }
+        self.driver.follow_presence(self.seating.anyone_away(), now);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Move records written directly are byte for byte what serde writes, and read back the
+    /// same; texts that would need escaping take serde's path.
+    #[test]
+    fn move_records_are_written_as_serde_writes_them() {
+        for seat in 0..4 {
+            for mv in [
+                "h2h4", "d13-d12", "a7a8=q", "n14n13", "H2H4", " h2h4", "h\"2", "é", "",
+            ] {
+                for automatic in [false, true] {
+                    let record = Record::Game {
+                        action: GameAction::Move {
+                            seat,
+                            mv: mv.to_owned(),
+                            automatic,
+                        },
+                    };
+                    let body = encode_record(&record);
+                    assert_eq!(body, serde_json::to_string(&record).unwrap(), "{mv}");
+                    assert_eq!(serde_json::from_str::<Record>(&body).unwrap(), record);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! During the game: moves, resignations, draws, takebacks, claims, the clocks running out, and
+//! the moves nobody has to choose (walking kings) or that the CPU chooses (CPU seats, players
+//! whose turn limit ran out, players away past their grace period).
+
+use std::time::Duration;
+
+use fourkings_engine::bot::SearchRoot;
+use fourkings_engine::{Format, Game, Move, Seat};
+use fourkings_protocol::{CpuLevel, Event, GameChange, SeatIndex};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use super::Room;
+use super::requests::Ack;
+use crate::connection::ConnId;
+use crate::cpu::CpuRequest;
+use crate::room::archive;
+use crate::room::command::Command;
+use crate::room::record::{GameAction, Record};
+use crate::room::refusal::Refusal;
+use crate::room::seating::SeatSlot;
+use crate::room::views;
+
+/// The least of a turn's remaining time the CPU leaves unused, for its move to be played and
+/// travel.
+const CPU_MARGIN: Duration = Duration::from_millis(250);
+/// The least time the CPU is given, even when the turn is nearly over: enough for a shallow look.
+const MIN_CPU_BUDGET: Duration = Duration::from_millis(10);
+
+impl Room {
+    /// The seat as the engine knows it, after checking the token and that a game is running.
+    fn seat_in_game(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Seat, Refusal> {
+        self.authorize(conn, seat, token)?;
+        match self.driver.game() {
+            None => Err(Refusal::NotStarted),
+            Some(game) if game.is_over() => Err(Refusal::GameOver),
+            Some(_) => Ok(Seat::ALL[usize::from(seat)]),
+        }
+    }
+
+    /// Announces a change to the game that was not a move.
+    fn game_changed(&mut self, what: GameChange, seat: SeatIndex) {
+        let game = self.game_view().expect("a game is running");
+        self.emit(Event::GameChanged { what, seat, game });
+    }
+
+    pub(super) fn play_move(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        ply: u32,
+        text: &str,
+    ) -> Result<Ack, Refusal> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        let game = self.driver.game().expect("checked by seat_in_game");
+        let played = game.ply_count();
+        if ply != played {
+            return Err(Refusal::StalePly { ply, played });
+        }
+        if game.to_move() != Some(who) {
+            return Err(Refusal::NotYourTurn);
+        }
+        if self.driver.turn_expired() {
+            return Err(Refusal::TimeUp);
+        }
+        // `commit` applies the move (which parses and checks it) before it records it, so only
+        // legal moves reach the log; checking it here as well would look it up twice.
+        self.commit_game(GameAction::Move {
+            seat,
+            mv: text.to_ascii_lowercase(),
+            automatic: false,
+        })?;
+        self.announce_last_move(false);
+        self.advance();
+        Ok(Ack::default())
+    }
+
+    /// Publishes the diff of the last ply.
+    fn announce_last_move(&mut self, automatic: bool) {
+        let v = self.events.next_version();
+        let frame = self
+            .driver
+            .moved_frame(v, automatic, self.time.now())
+            .expect("a move was just played");
+        self.events.emit_written(v, frame);
+    }
+
+    pub(super) fn resign(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Refusal> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        self.commit_game(GameAction::Resign { seat })?;
+        let partner = who.partner();
+        let asked = self.driver.game().and_then(Game::resignation_request) == Some(who);
+        let partner_seat = partner.index() as SeatIndex;
+        let what = if !asked {
+            GameChange::Resigned
+        } else if matches!(self.seating.slot(partner_seat), SeatSlot::Cpu { .. }) {
+            // A CPU partner agrees at once: it stands in for a person who would be asked. The
+            // request was just made, so the answer cannot be refused.
+            let _ = self.commit_game(GameAction::AnswerResignation {
+                seat: partner_seat,
+                accept: true,
+            });
+            GameChange::Resigned
+        } else {
+            GameChange::ResignationRequested
+        };
+        self.game_changed(what, seat);
+        self.advance();
+        Ok(Ack::default())
+    }
+
+    pub(super) fn answer_resignation(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        accept: bool,
+    ) -> Result<Ack, Refusal> {
+        self.seat_in_game(conn, seat, token)?;
+        let requester = self.driver.game().and_then(Game::resignation_request);
+        self.commit_game(GameAction::AnswerResignation { seat, accept })?;
+        let requester = requester.map_or(seat, |s| s.index() as SeatIndex);
+        let what = if accept {
+            GameChange::Resigned
+        } else {
+            GameChange::ResignationDeclined
+        };
+        self.game_changed(what, requester);
+        self.advance();
+        Ok(Ack::default())
+    }
+
+    pub(super) fn offer_draw(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Refusal> {
+        self.seat_in_game(conn, seat, token)?;
+        self.commit_game(GameAction::OfferDraw { seat })?;
+        self.after_draw_answer(seat);
+        Ok(Ack::default())
+    }
+
+    pub(super) fn answer_draw(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+        accept: bool,
+    ) -> Result<Ack, Refusal> {
+        self.seat_in_game(conn, seat, token)?;
+        if !accept {
+            self.commit_game(GameAction::DeclineDraw { seat })?;
+            self.game_changed(GameChange::DrawDeclined, seat);
+            return Ok(Ack::default());
+        }
+        self.commit_game(GameAction::AcceptDraw { seat })?;
+        self.after_draw_answer(seat);
+        Ok(Ack::default())
+    }
+
+    /// After a seat agreed to a draw: CPU seats still in the game answer as their strategy
+    /// judges the position (the engine's bot agrees when a draw is as good as what it expects);
+    /// the draw is announced as offered, agreed or declined.
+    fn after_draw_answer(&mut self, seat: SeatIndex) {
+        let mut declined = None;
+        for (cpu, level) in self.seating.cpu_seats() {
+            let Some(game) = self.driver.game() else {
+                break;
+            };
+            let open = !game.is_over() && game.draw_offer().is_some();
+            let who = Seat::ALL[usize::from(cpu)];
+            if !open || !game.is_in_game(who) {
+                continue;
+            }
+            let accepts = self.context.cpu.strategy.accepts_draw(game, who, level);
+            // The offer is open and the seat is in the game: answering cannot fail.
+            if accepts {
+                let _ = self.commit_game(GameAction::AcceptDraw { seat: cpu });
+            } else {
+                let _ = self.commit_game(GameAction::DeclineDraw { seat: cpu });
+                declined = Some(cpu);
+                break;
+            }
+        }
+        if let Some(cpu) = declined {
+            // The offer was announced (or agreed to) before the CPU said no.
+            self.game_changed(GameChange::DrawOffered, seat);
+            self.game_changed(GameChange::DrawDeclined, cpu);
+        } else {
+            let what = if self.driver.is_over() {
+                GameChange::DrawAgreed
+            } else {
+                GameChange::DrawOffered
+            };
+            self.game_changed(what, seat);
+        }
+        self.advance();
+    }
+
+    pub(super) fn take_back(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Refusal> {
+        self.seat_in_game(conn, seat, token)?;
+        self.commit_game(GameAction::TakeBack { seat })?;
+        // A CPU's result for the ply just undone is stale now; a new one will be asked for.
+        self.game_changed(GameChange::TakenBack, seat);
+        self.advance();
+        Ok(Ack::default())
+    }
+
+    /// Claims the win: in free-for-all, the leader's claim; in Duo, against a player who left and
+    /// did not come back within the grace period.
+    pub(super) fn claim_win(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<Ack, Refusal> {
+        let who = self.seat_in_game(conn, seat, token)?;
+        if self.format() == Format::Duo {
+            let gone = (0..4u8).find(|&s| {
+                Seat::ALL[usize::from(s)].team() != who.team() && self.seating.grace_over(s)
+            });
+            let Some(gone) = gone else {
+                return Err(Refusal::NobodyAbandoned);
+            };
+            self.commit_game(GameAction::Abandon { seat: gone })?;
+        } else {
+            self.commit_game(GameAction::ClaimWin { seat })?;
+        }
+        self.game_changed(GameChange::WinClaimed, seat);
+        self.advance();
+        Ok(Ack::default())
+    }
+
+    /// The clocks at `now`: a team's bank running out loses the game; a turn limit running out
+    /// makes the CPU play the move.
+    pub(super) fn clock_timers(&mut self, now: Instant) {
+        if self.driver.playing().is_none() {
+            return;
+        }
+        let Some(seat) = self.driver.to_move() else {
+            return;
+        };
+        if self.driver.bank_empty(now) {
+            if self.commit_game(GameAction::TimeOut { seat }).is_ok() {
+                self.game_changed(GameChange::TimedOut, seat);
+                self.advance();
+            }
+        } else if self.driver.turn_deadline().is_some_and(|d| d <= now)
+            && self.commit(Record::TurnExpired).is_ok()
+        {
+            self.advance();
+        }
+    }
+
+    /// Whether the CPU chooses `seat`'s move now.
+    fn cpu_drives(&self, seat: SeatIndex) -> bool {
+        match self.seating.slot(seat) {
+            SeatSlot::Cpu { .. } => true,
+            SeatSlot::Human { .. } => {
+                // Duo has no CPU for players who left: the clocks stop and a claim decides.
+                (self.seating.grace_over(seat) && self.format() != Format::Duo)
+                    || (self.driver.turn_expired() && self.driver.to_move() == Some(seat))
+            }
+            SeatSlot::Empty => false,
+        }
+    }
+
+    /// Plays the moves nobody chooses (walking kings), asks the CPU for the moves it chooses, and
+    /// settles a finished game (the archive; the room leaves memory if no rematch comes).
+    pub(super) fn advance(&mut self) {
+        self.cancel_stale_cpu();
+        loop {
+            let Some(game) = self.driver.game() else {
+                return;
+            };
+            if game.is_over() {
+                self.game_over();
+                return;
+            }
+            if game.walking_king_to_move() {
+                let Some(mv) = game.walking_king_move() else {
+                    return;
+                };
+                let walk = GameAction::Walk {
+                    mv: views::coordinate(mv),
+                };
+                if self.commit_game(walk).is_err() {
+                    return;
+                }
+                self.announce_last_move(true);
+                continue;
+            }
+            let Some(seat) = self.driver.to_move() else {
+                return;
+            };
+            if self.cpu_drives(seat) && !self.driver.cpu_thinking() {
+                self.ask_cpu();
+            }
+            return;
+        }
+    }
+
+    /// A game just ended: count it in the session, archive it, and start the time after which a
+    /// room nobody rematches leaves memory.
+    fn game_over(&mut self) {
+        self.count_session_game();
+        let game_id = self.game_id();
+        let at = self.time.wall_now();
+        let table = archive::Table {
+            room: &self.id,
+            game_id,
+            names: self.seating.player_names(),
+            settings: &self.settings,
+        };
+        if let Some(game) = self.driver.take_unarchived() {
+            self.journal.archive(archive::archived(table, game, at));
+        }
+        self.driver.note_finished(self.time.now());
+    }
+
+    /// The level the CPU plays at for `seat`: a CPU seat's own, else the room's.
+    fn cpu_level(&self, seat: Option<SeatIndex>) -> CpuLevel {
+        match seat.map(|s| self.seating.slot(s)) {
+            Some(SeatSlot::Cpu { level }) => *level,
+            _ => self.settings.cpu_level,
+        }
+    }
+
+    /// Stops the CPU's thinking if its result can no longer be played: the game moved on or
+    /// ended, or the CPU no longer chooses this seat's move (the player came back).
+    fn cancel_stale_cpu(&mut self) {
+        let Some(job) = self.driver.cpu_job() else {
+            return;
+        };
+        let current = self.driver.position_key() == Some(job);
+        let still_driven = current && self.driver.to_move().is_some_and(|s| self.cpu_drives(s));
+        if !still_driven {
+            self.driver.cancel_cpu();
+        }
+    }
+
+    /// How long the CPU may think now: the server's limit, and within the turn limit (or the
+    /// team clock) with a margin for the move to travel and be played.
+    fn cpu_budget(&self) -> Duration {
+        let now = self.time.now();
+        let mut budget = self.context.config.cpu_think_limit();
+        if let Some(deadline) = self.driver.turn_deadline() {
+            let left = deadline.saturating_duration_since(now);
+            budget = budget.min(left.saturating_sub(CPU_MARGIN.max(left / 5)));
+        }
+        if let Some(deadline) = self.driver.bank_deadline() {
+            // A team clock is shared by many moves: spend a small part of what is left.
+            budget = budget.min(deadline.saturating_duration_since(now) / 30);
+        }
+        budget.max(MIN_CPU_BUDGET)
+    }
+
+    fn ask_cpu(&mut self) {
+        let Some(game) = self.driver.game() else {
+            return;
+        };
+        let Some(inbox) = self.inbox.upgrade() else {
+            return;
+        };
+        let ply = game.ply_count();
+        let hash = game.position().hash();
+        let seed = game.seed() ^ u64::from(ply);
+        let Ok(root) = SearchRoot::from_game(game) else {
+            return;
+        };
+        let budget = self.cpu_budget();
+        let level = self.cpu_level(self.driver.to_move());
+        // Replacing a job cancels it.
+        let cancel = self.driver.start_cpu(ply, hash);
+        let request = CpuRequest {
+            root,
+            budget,
+            level,
+            seed,
+            cancel,
+        };
+        let pool = self.context.cpu.clone();
+        let metrics = self.context.metrics.clone();
+        tokio::spawn(
+            async move {
+                if let Some((mv, took)) = pool.think(request).await {
+                    metrics.cpu_turn(level, took);
+                    let _ = inbox.send(Command::CpuMoved { ply, hash, mv }).await;
+                }
+            }
+            .in_current_span(),
+        );
+    }
+
+    /// A CPU result arrived: play it if it is still for the current position and the CPU still
+    /// chooses this seat's move (the player may have come back); else drop it.
+    pub(super) fn cpu_moved(&mut self, ply: u32, hash: u64, mv: Move) {
+        self.driver.cpu_answered(ply, hash);
+        let current = self.driver.position_key() == Some((ply, hash));
+        if let (true, Some(seat)) = (current, self.driver.to_move()) {
+            let for_player = self.seating.is_human(seat);
+            let action = GameAction::Move {
+                seat,
+                mv: views::coordinate(mv),
+                automatic: for_player,
+            };
+            if self.cpu_drives(seat) && self.commit_game(action).is_ok() {
+                self.announce_last_move(for_player);
+            }
+        }
+        self.advance();
+    }
+}

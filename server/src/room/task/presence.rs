@@ -1,0 +1,67 @@
+//! Who is here: connections proving seats, and leaving them. A seat nobody holds any more is
+//! away for a grace period; after it the CPU plays for its player (in Duo the clocks stop).
+
+use fourkings_protocol::{Event, Presence, SeatIndex};
+use tokio::time::Instant;
+
+use super::Room;
+use crate::connection::ConnId;
+use crate::room::record::{Record, StoredAbsence};
+
+impl Room {
+    /// `conn` proved it holds `seat`: the player is here.
+    pub(super) fn seat_proven(&mut self, conn: ConnId, seat: SeatIndex) {
+        self.delivery.prove_seat(conn, seat);
+        if self.seating.is_away(seat) {
+            self.context.metrics.reconnections.inc();
+            tracing::info!(seat, "player back");
+            self.set_absence(seat, StoredAbsence::Present);
+        }
+    }
+
+    /// Connections that left: every seat nobody else holds now is away.
+    pub(super) fn absorb_departures(&mut self) {
+        for departure in self.delivery.take_departures() {
+            self.chat.forget_writer(departure.conn);
+            if self.delivery.is_empty() {
+                self.empty_since = Some(Instant::now());
+            }
+            let deadline = self.time.wall_now() + self.context.config.grace().as_millis() as u64;
+            for seat in departure.seats.iter() {
+                if !self.delivery.anyone_holds(seat) && self.seating.is_human(seat) {
+                    self.set_absence(seat, StoredAbsence::Away { deadline });
+                }
+            }
+        }
+    }
+
+    /// Marks `seat`'s player away with a grace period, or back, or past the grace period, and
+    /// tells everyone.
+    pub(super) fn set_absence(&mut self, seat: SeatIndex, absence: StoredAbsence) {
+        if self.commit(Record::Absence { seat, absence }).is_err() {
+            return;
+        }
+        if let Some(presence) = self.presence(seat) {
+            let clock = self.driver.clock_view(self.time.now());
+            self.emit(Event::Presence {
+                seat,
+                presence,
+                clock,
+            });
+        }
+        if self.driver.playing().is_some() {
+            self.advance();
+        }
+    }
+
+    /// Whether the person in `seat` is here (`None` for empty and CPU seats).
+    pub(super) fn presence(&self, seat: SeatIndex) -> Option<Presence> {
+        self.seating.presence(seat, self.cpu_may_play())
+    }
+
+    /// Whether the CPU plays for a player gone past the grace period: while a game goes on,
+    /// except in Duo (its clocks stop, and a claim decides).
+    pub(super) fn cpu_may_play(&self) -> bool {
+        self.driver.playing().is_some() && self.format() != fourkings_engine::Format::Duo
+    }
+}

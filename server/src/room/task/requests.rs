@@ -1,0 +1,269 @@
+//! A client's request: routed to its handler, answered (`ack`, `pong` or `error`), and followed
+//! by the events it caused.
+
+use fourkings_protocol::{ClientMessage, SeatIndex, SeatSet, ServerMessage};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use super::Room;
+use crate::connection::ConnId;
+use crate::room::events::encode;
+use crate::room::refusal::Refusal;
+
+/// What a successful request answers besides `ok`.
+#[derive(Default)]
+pub(super) struct Ack {
+    pub(super) seat_token: Option<String>,
+    pub(super) seats: Option<Vec<SeatIndex>>,
+    pub(super) host: Option<bool>,
+    /// Send this connection a snapshot after the ack (`hello` without a usable version).
+    pub(super) snapshot: bool,
+    /// Send this connection the events after this version after the ack.
+    pub(super) replay_since: Option<u64>,
+    /// Answer with `pong` instead of `ack`.
+    pub(super) pong: bool,
+}
+
+/// What a connection is sent after the answer to its request, besides the events.
+enum Then {
+    Nothing,
+    /// The whole room.
+    Snapshot,
+    /// The events after this version.
+    Replay(u64),
+}
+
+impl Room {
+    /// Handles one client request: the answer first, then the events it caused.
+    pub(super) fn request(
+        &mut self,
+        conn: ConnId,
+        msg: ClientMessage,
+        received: std::time::Instant,
+    ) {
+        let req = msg.req();
+        let is_move = matches!(msg, ClientMessage::Move { .. });
+        let result = self.dispatch(conn, msg);
+        if is_move {
+            match &result {
+                Ok(_) => {
+                    self.context.metrics.moves_accepted.inc();
+                }
+                Err(refusal) => self.context.metrics.move_rejected(refusal.code()),
+            }
+        }
+        let (answer, then) = match result {
+            Ok(ack) if ack.pong => (ServerMessage::Pong { req }, Then::Nothing),
+            Ok(ack) => {
+                let then = match (ack.snapshot, ack.replay_since) {
+                    (true, _) => Then::Snapshot,
+                    (false, Some(since)) => Then::Replay(since),
+                    (false, None) => Then::Nothing,
+                };
+                let answer = ServerMessage::Ack {
+                    req,
+                    seat_token: ack.seat_token,
+                    seats: ack.seats,
+                    host: ack.host,
+                };
+                (answer, then)
+            }
+            Err(refusal) => {
+                let answer = ServerMessage::Error {
+                    req: Some(req),
+                    code: refusal.code(),
+                    message: refusal.to_string(),
+                };
+                (answer, Then::Nothing)
+            }
+        };
+        if is_move {
+            let frame = match answer {
+                ServerMessage::Ack {
+                    req,
+                    seat_token: None,
+                    seats: None,
+                    host: None,
+                } => plain_ack(req),
+                _ => encode(&answer),
+            };
+            let needs = self.events.version();
+            self.delivery.answer_move(conn, frame, received, needs);
+        } else {
+            self.send_to(conn, &answer);
+        }
+        // A snapshot or a replay already covers this request's own events: the flush below must
+        // not send them to this connection a second time.
+        let covered = match then {
+            Then::Nothing => None,
+            Then::Snapshot => {
+                self.send_snapshot(conn);
+                Some(conn)
+            }
+            Then::Replay(since) => {
+                self.replay(conn, since);
+                Some(conn)
+            }
+        };
+        self.flush_except(covered);
+    }
+
+    fn dispatch(&mut self, conn: ConnId, msg: ClientMessage) -> Result<Ack, Refusal> {
+        match msg {
+            ClientMessage::Hello {
+                seat_tokens,
+                host_token,
+                since,
+                ..
+            } => self.hello(conn, &seat_tokens, host_token.as_deref(), since),
+            ClientMessage::TakeSeat { seat, name, .. } => self.take_seat(conn, seat, name),
+            ClientMessage::LeaveSeat { seat, token, .. } => self.leave_seat(seat, &token),
+            ClientMessage::UpdateSettings {
+                host_token,
+                settings,
+                ..
+            } => self.update_settings(&host_token, &settings),
+            ClientMessage::SetCpu {
+                host_token,
+                seat,
+                level,
+                ..
+            } => self.set_cpu(&host_token, seat, level),
+            ClientMessage::MovePlayer {
+                host_token,
+                from,
+                to,
+                ..
+            } => self.move_player(&host_token, from, to),
+            ClientMessage::RemovePlayer {
+                host_token, seat, ..
+            } => self.remove_player(&host_token, seat),
+            ClientMessage::TransferHost {
+                host_token, seat, ..
+            } => self.transfer_host(&host_token, seat),
+            ClientMessage::Start { host_token, .. } => self.start(&host_token),
+            ClientMessage::Move {
+                seat,
+                token,
+                ply,
+                mv,
+                ..
+            } => self.play_move(conn, seat, &token, ply, &mv),
+            ClientMessage::Resign { seat, token, .. } => self.resign(conn, seat, &token),
+            ClientMessage::AnswerResignation {
+                seat,
+                token,
+                accept,
+                ..
+            } => self.answer_resignation(conn, seat, &token, accept),
+            ClientMessage::OfferDraw { seat, token, .. } => self.offer_draw(conn, seat, &token),
+            ClientMessage::AnswerDraw {
+                seat,
+                token,
+                accept,
+                ..
+            } => self.answer_draw(conn, seat, &token, accept),
+            ClientMessage::TakeBack { seat, token, .. } => self.take_back(conn, seat, &token),
+            ClientMessage::ClaimWin { seat, token, .. } => self.claim_win(conn, seat, &token),
+            ClientMessage::Chat {
+                channel,
+                text,
+                seat,
+                token,
+                ..
+            } => self.write_chat(conn, channel, text, seat, token.as_deref()),
+            ClientMessage::Rematch { host_token, .. } => self.rematch(&host_token),
+            ClientMessage::Resync { since, .. } => {
+                self.check_version(since)?;
+                Ok(Ack {
+                    replay_since: Some(since),
+                    ..Ack::default()
+                })
+            }
+            ClientMessage::Ping { .. } => Ok(Ack {
+                pong: true,
+                ..Ack::default()
+            }),
+        }
+    }
+
+    /// Refuses a version the room has not reached.
+    fn check_version(&self, since: u64) -> Result<(), Refusal> {
+        let at = self.events.version();
+        if since > at {
+            return Err(Refusal::AheadOfRoom { at });
+        }
+        Ok(())
+    }
+
+    fn hello(
+        &mut self,
+        conn: ConnId,
+        tokens: &[String],
+        host_token: Option<&str>,
+        since: Option<u64>,
+    ) -> Result<Ack, Refusal> {
+        if let Some(since) = since {
+            self.check_version(since)?;
+        }
+        let seats: SeatSet = tokens
+            .iter()
+            .filter_map(|token| self.seating.seat_of_token(token))
+            .collect();
+        let host = host_token.is_some_and(|t| self.seating.is_host_token(t));
+        if host {
+            self.delivery.prove_host(conn);
+        }
+        for seat in seats.iter() {
+            self.seat_proven(conn, seat);
+        }
+        Ok(Ack {
+            seats: Some(seats.iter().collect()),
+            host: Some(host),
+            snapshot: since.is_none(),
+            replay_since: since,
+            ..Ack::default()
+        })
+    }
+
+    /// Checks a seat and its token, and remembers that `conn` holds the seat.
+    pub(super) fn authorize(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<(), Refusal> {
+        self.seating.check_token(seat, token)?;
+        self.seat_proven(conn, seat);
+        Ok(())
+    }
+}
+
+/// `{"type":"ack","req":…}`, written directly: every move is answered with it, and it is the
+/// same as serialising [`ServerMessage::Ack`] with no other field (a test checks it).
+fn plain_ack(req: u64) -> Utf8Bytes {
+    let mut numbers = itoa::Buffer::new();
+    let req = numbers.format(req);
+    let mut text = String::with_capacity(24 + req.len());
+    text.push_str(r#"{"type":"ack","req":"#);
+    text.push_str(req);
+    text.push('}');
+    Utf8Bytes::from(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_ack_is_what_serde_writes() {
+        for req in [0, 1, 9, 10, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let serde = encode(&ServerMessage::Ack {
+                req,
+                seat_token: None,
+                seats: None,
+                host: None,
+            });
+            assert_eq!(plain_ack(req), serde);
+        }
+    }
+}
