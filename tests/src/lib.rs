@@ -703,36 +703,15 @@ impl Table {
     }
 }
 
-/// The `fourkings` binary of this build. The first call in a test process runs `cargo build` for
-/// it (a no-op when it is up to date), so a test never runs a stale binary.
-pub fn fourkings_binary() -> std::path::PathBuf {
-    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            // Test executables live in target/<profile>/deps; the binary in target/<profile>.
-            let exe = std::env::current_exe().expect("the test executable's path");
-            let profile_dir = exe
-                .parent()
-                .and_then(std::path::Path::parent)
-                .expect("target/<profile>");
-            let release = profile_dir.file_name().is_some_and(|n| n == "release");
-            let mut build = std::process::Command::new(env!("CARGO"));
-            build.args([
-                "build",
-                "--quiet",
-                "-p",
-                "fourkings-server",
-                "--bin",
-                "fourkings",
-            ]);
-            if release {
-                build.arg("--release");
-            }
-            let status = build.status().expect("cargo runs");
-            assert!(status.success(), "building the fourkings binary failed");
-            profile_dir.join(format!("fourkings{}", std::env::consts::EXE_SUFFIX))
-        })
-        .clone()
+/// The `fourkings` binary of this build, as a `&Path`: `fourkings-under-test`, this package's
+/// own build of the server's `server/src/main.rs`, which Cargo builds before the integration
+/// tests and names to them in `CARGO_BIN_EXE_fourkings-under-test`. A macro, so that `env!`
+/// reads that variable where it is set: in the integration test that calls it.
+#[macro_export]
+macro_rules! fourkings_binary {
+    () => {
+        ::std::path::Path::new(env!("CARGO_BIN_EXE_fourkings-under-test"))
+    };
 }
 
 /// A `fourkings serve` process, stopped when dropped.
@@ -746,21 +725,23 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
-    /// Runs the binary with `args` and `env`, and waits for its `listening on` line.
-    /// Storage is in memory unless `env` names a database (`FOURKINGS_DATABASE`).
-    pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
-        ServerProcess::spawn_logging_to(args, env, std::process::Stdio::null())
+    /// Runs `binary` (the test's [`fourkings_binary!`]) with `args` and `env`, and waits for its
+    /// `listening on` line. Storage is in memory unless `env` names a database
+    /// (`FOURKINGS_DATABASE`).
+    pub fn spawn(binary: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
+        ServerProcess::spawn_logging_to(binary, args, env, std::process::Stdio::null())
     }
 
     /// Like [`ServerProcess::spawn`], with the server's standard error (its log) going to
     /// `stderr`.
     pub fn spawn_logging_to(
+        binary: &std::path::Path,
         args: &[&str],
         env: &[(&str, &str)],
         stderr: impl Into<std::process::Stdio>,
     ) -> ServerProcess {
         use std::io::BufRead;
-        let mut command = std::process::Command::new(fourkings_binary());
+        let mut command = std::process::Command::new(binary);
         command
             .args(args)
             .stdout(std::process::Stdio::piped())

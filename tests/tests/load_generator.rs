@@ -17,7 +17,7 @@ fn the_smoke_comparison_runs_and_loses_nothing() {
     let started = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
         .args(["compare", "--smoke", "--no-speed-bounds", "--server"])
-        .arg(fourkings_tests::fourkings_binary())
+        .arg(fourkings_tests::fourkings_binary!())
         .arg("--baseline")
         .arg(env!("CARGO_BIN_EXE_baseline-server"))
         .output()

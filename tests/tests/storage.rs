@@ -283,7 +283,7 @@ async fn duo_games_are_archived_as_pgn(store: Store) {
 
 /// Starts the binary on `path` and returns its exit status and standard error.
 fn start_on(path: &std::path::Path) -> (bool, String) {
-    let child = Command::new(fourkings_binary())
+    let child = Command::new(fourkings_binary!())
         .args(["serve", "--addr", "127.0.0.1:0", "--database"])
         .arg(path)
         .env("FOURKINGS_SHUTDOWN_SECONDS", "1")
@@ -324,6 +324,7 @@ fn real_database(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("rooms.db");
     let database = path.to_str().unwrap().to_owned();
     let mut server = ServerProcess::spawn(
+        fourkings_binary!(),
         &["serve", "--addr", "127.0.0.1:0"],
         &[("FOURKINGS_DATABASE", &database)],
     );
@@ -423,6 +424,7 @@ fn a_missing_database_is_created_and_migrated() {
     let path = dir.join("new.db");
     let database = path.to_str().unwrap().to_owned();
     let mut server = ServerProcess::spawn(
+        fourkings_binary!(),
         &["serve", "--addr", "127.0.0.1:0"],
         &[("FOURKINGS_DATABASE", &database)],
     );

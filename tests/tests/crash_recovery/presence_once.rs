@@ -2,7 +2,7 @@
 
 use anyhow::{Result, ensure};
 use fourkings_protocol::{Event, Presence, SettingsPatch};
-use fourkings_tests::{ServerProcess, TempDir};
+use fourkings_tests::{ServerProcess, TempDir, fourkings_binary};
 
 use crate::base::Base;
 use crate::peer::Peer;
@@ -19,7 +19,7 @@ pub(crate) async fn run() -> Result<()> {
         database.to_str().expect("a UTF-8 path"),
     )];
     let args = ["serve", "--addr", "127.0.0.1:0"];
-    let mut server = ServerProcess::spawn(&args, &env);
+    let mut server = ServerProcess::spawn(fourkings_binary!(), &args, &env);
     let base = Base::of(&server);
     let created = base.create(&SettingsPatch::default()).await?;
     let mut ann = Peer::open(&base, &created.id, "Ann".into()).await?;
@@ -28,7 +28,7 @@ pub(crate) async fn run() -> Result<()> {
     bob.take_seat(1, "Bob").await?;
     bob.drain().await?;
     server.signal_and_wait("KILL");
-    let server = ServerProcess::spawn(&args, &env);
+    let server = ServerProcess::spawn(fourkings_binary!(), &args, &env);
     let base = Base::of(&server);
     // A newcomer's snapshot shows both players away (two events after Bob's version)...
     let (client, snapshot, _) = base.connect(&created.id).await?;

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail, ensure};
 use fourkings_protocol::{ChatChannel, ClientMessage, GameStatus};
-use fourkings_tests::{ServerProcess, TempDir};
+use fourkings_tests::{ServerProcess, TempDir, fourkings_binary};
 
 use crate::base::Base;
 use crate::capture::capture;
@@ -115,7 +115,7 @@ pub(crate) async fn run(stop: Stop) -> Result<()> {
     ];
     let env = [("FOURKINGS_DATABASE", database.as_str())];
     let began = Instant::now();
-    let mut server = ServerProcess::spawn(&args, &env);
+    let mut server = ServerProcess::spawn(fourkings_binary!(), &args, &env);
     let base = Base::of(&server);
     let specs: Vec<(usize, Spec)> = specs()
         .into_iter()
@@ -213,7 +213,7 @@ pub(crate) async fn run(stop: Stop) -> Result<()> {
     // time must not count against any clock (the clock checks measure it).
     tokio::time::sleep(DOWNTIME).await;
     let respawned = Instant::now();
-    let server = ServerProcess::spawn(&args, &env);
+    let server = ServerProcess::spawn(fourkings_binary!(), &args, &env);
     let restarted_in = respawned.elapsed();
     let base = Base::of(&server);
     let moments = Moments {
