@@ -18,6 +18,7 @@
 //! | `cpu` | the `Strategy` interface of CPU players and the blocking pool they think on |
 //! | `ids` | room ids and secret tokens |
 //! | `client` | `fourkings client`: a command-line client that speaks only the protocol |
+//! | `cli` | the `fourkings` command line: parsing, the subcommands, and the binary's `main` |
 //! | `web` | the browser client's files, embedded in the binary |
 //! | `storage` | the durable log of every room and the archive of finished games (SQLite or memory) |
 //!
@@ -28,6 +29,7 @@
 
 mod app;
 pub mod arena;
+pub mod cli;
 pub mod client;
 mod config;
 mod connection;

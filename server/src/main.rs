@@ -1,6 +1,6 @@
-//! `fourkings`: the Four Kings game server and its tools.
-
-mod cli;
+//! `fourkings`: the Four Kings game server and its tools. The program is `cli::main`, in the
+//! library; this file adds the allocator. The tests package builds this same file as its
+//! `fourkings-under-test` binary.
 
 /// mimalloc rather than the system allocator. A room keeps every move of its games, so the heap
 /// grows all the time; glibc grows a thread's heap a page at a time, one `mprotect` and one page
@@ -10,17 +10,6 @@ mod cli;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use std::process::ExitCode;
-
-use clap::Parser;
-
-fn main() -> ExitCode {
-    let args = cli::Cli::parse();
-    match cli::run(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::FAILURE
-        }
-    }
+fn main() -> std::process::ExitCode {
+    fourkings_server::cli::main()
 }

@@ -145,6 +145,16 @@ export async function waitForPly(page, n, timeout = 15000) {
   await page.waitForFunction((n) => Number(document.body.dataset.ply || "0") >= n, n, { timeout });
 }
 
+/**
+ * Waits until `page` holds at least the version `other` holds: it has taken in every event that
+ * `other` had (each shaped for its own seats: another team's chat, or the spectators', comes to
+ * it as a hidden event with its version), so that what it was not sent can be asserted absent.
+ */
+export async function caughtUpWith(page, other) {
+  const v = await other.evaluate(() => window.fourkings.state.v);
+  await page.waitForFunction((v) => window.fourkings.state.v >= v, v);
+}
+
 /** Waits until it is this page's move: its legal moves are on the board. */
 export async function waitForMyTurn(page, timeout = 15000) {
   await page.waitForSelector(".game-layout.my-turn .board .sq.movable", { timeout });

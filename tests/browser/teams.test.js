@@ -6,6 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   withServerAndBrowser, person, screenshot, createRoom, sit, clickMove, dragMove, waitForPly, waitForMyTurn, playSomething, ply, text,
+  caughtUpWith,
 } from "./helpers.js";
 
 let server;
@@ -111,7 +112,7 @@ test("moves by click, drag and drop, and keyboard reach every browser", async ()
   await ann.fill(".chat-input", "watch the bishop");
   await ann.press(".chat-input", "Enter");
   await cleo.waitForSelector('.chat-line.channel-team .chat-text:text-is("watch the bishop")');
-  await bob.waitForTimeout(300);
+  await caughtUpWith(bob, cleo);
   assert.equal(await bob.locator('.chat-text:text-is("watch the bishop")').count(), 0);
 });
 
@@ -184,7 +185,7 @@ test("a spectator watches and chats with the other spectators only", async () =>
   await zed.page.fill(".chat-input", "Blue should castle");
   await zed.page.press(".chat-input", "Enter");
   await zed.page.waitForSelector('.chat-line.channel-spectators .chat-text:text-is("Blue should castle")');
-  await people.ann.page.waitForTimeout(300);
+  await caughtUpWith(people.ann.page, zed.page);
   assert.equal(await people.ann.page.locator('.chat-text:text-is("Blue should castle")').count(), 0);
   assert.deepEqual(zed.page.errors, []);
   await zed.context.close();

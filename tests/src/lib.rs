@@ -26,6 +26,88 @@ pub const WAIT: Duration = Duration::from_secs(10);
 /// and a bound on a test that would otherwise flood forever.
 pub const FLOOD_LIMIT: u32 = 200_000;
 
+/// Polls `condition` until it holds, for at most `within`, and says whether it held: for a
+/// condition that no message announces (a room leaving memory, a counter of `/metrics` moving).
+/// Whatever can be awaited as a message is awaited instead.
+pub async fn eventually<F, Fut>(within: Duration, mut condition: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if condition().await {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(POLL_EVERY).await;
+    }
+}
+
+/// How often [`eventually`] asks again.
+const POLL_EVERY: Duration = Duration::from_millis(10);
+
+/// Where a test server keeps its rooms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// In memory (the tests' default: nothing to clean up, nothing waits for a disk).
+    Memory,
+    /// A SQLite file in a fresh temporary directory, committed as the binary does by default
+    /// (`--storage-sync full`): the writer thread, group commits, a real disk.
+    SqliteFile,
+}
+
+impl Store {
+    /// A store of this kind, for [`TestServer::with_storage`], and the directory that holds its
+    /// file (keep it as long as the store; `None` in memory).
+    pub fn open(self) -> (Box<dyn fourkings_server::storage::Storage>, Option<TempDir>) {
+        use fourkings_server::storage::sqlite::{SqliteStorage, Sync};
+        match self {
+            Store::Memory => (
+                Box::new(fourkings_server::storage::memory::MemoryStorage::new()),
+                None,
+            ),
+            Store::SqliteFile => {
+                let dir = TempDir::new("store");
+                let storage = SqliteStorage::open(&dir.0.join("rooms.db"), Sync::Full)
+                    .expect("a fresh database opens");
+                (Box::new(storage), Some(dir))
+            }
+        }
+    }
+}
+
+/// Runs each scenario `async fn <name>(store: Store)` named as two tests, `<name>::in_memory`
+/// and `<name>::on_sqlite_file`, each a `#[tokio::test]` (with `multi_thread:` first, on two
+/// worker threads): the end-to-end suites run against both stores. `cargo test on_sqlite_file`
+/// runs only the second kind.
+#[macro_export]
+macro_rules! on_every_store {
+    (multi_thread: $($name:ident),+ $(,)?) => {
+        $($crate::on_every_store!(
+            @one #[tokio::test(flavor = "multi_thread", worker_threads = 2)] $name
+        );)+
+    };
+    ($($name:ident),+ $(,)?) => {
+        $($crate::on_every_store!(@one #[tokio::test] $name);)+
+    };
+    (@one #[$test:meta] $name:ident) => {
+        mod $name {
+            #[$test]
+            async fn in_memory() {
+                super::$name($crate::Store::Memory).await;
+            }
+
+            #[$test]
+            async fn on_sqlite_file() {
+                super::$name($crate::Store::SqliteFile).await;
+            }
+        }
+    };
+}
+
 /// A server for one test.
 pub struct TestServer {
     /// The running server.
@@ -33,6 +115,9 @@ pub struct TestServer {
     /// `http://127.0.0.1:<port>`.
     pub base: String,
     http: reqwest::Client,
+    /// The directory of its database file, removed after the server is dropped (a field is
+    /// dropped after those declared before it).
+    _data: Option<TempDir>,
 }
 
 impl TestServer {
@@ -43,7 +128,14 @@ impl TestServer {
 
     /// Starts a server after `adjust` changed the default configuration.
     pub async fn with(adjust: impl FnOnce(&mut Config)) -> TestServer {
-        TestServer::with_strategy(
+        TestServer::on(Store::Memory, adjust).await
+    }
+
+    /// Starts a server that keeps its rooms in `store`, after `adjust` changed the default
+    /// configuration.
+    pub async fn on(store: Store, adjust: impl FnOnce(&mut Config)) -> TestServer {
+        TestServer::on_with_strategy(
+            store,
             adjust,
             std::sync::Arc::new(fourkings_server::cpu::RandomMover),
         )
@@ -61,12 +153,7 @@ impl TestServer {
         let server = Server::start_with_storage(config, strategy, storage)
             .await
             .expect("the server starts");
-        let base = format!("http://{}", server.addr());
-        TestServer {
-            server,
-            base,
-            http: reqwest::Client::new(),
-        }
+        TestServer::serving(server, None)
     }
 
     /// Starts a server whose CPU seats play `strategy`.
@@ -74,16 +161,45 @@ impl TestServer {
         adjust: impl FnOnce(&mut Config),
         strategy: std::sync::Arc<dyn fourkings_server::cpu::Strategy>,
     ) -> TestServer {
+        TestServer::on_with_strategy(Store::Memory, adjust, strategy).await
+    }
+
+    /// Starts a server that keeps its rooms in `store` and whose CPU seats play `strategy`.
+    pub async fn on_with_strategy(
+        store: Store,
+        adjust: impl FnOnce(&mut Config),
+        strategy: std::sync::Arc<dyn fourkings_server::cpu::Strategy>,
+    ) -> TestServer {
         let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
+        let data = match store {
+            Store::Memory => None,
+            Store::SqliteFile => {
+                let dir = TempDir::new("store");
+                config.in_memory = false;
+                config.database = dir.0.join("rooms.db");
+                Some(dir)
+            }
+        };
         adjust(&mut config);
         let server = Server::start_with(config, strategy)
             .await
             .expect("the server starts");
+        if let Some(dir) = &data {
+            assert!(
+                dir.0.join("rooms.db").is_file(),
+                "the server opened its file"
+            );
+        }
+        TestServer::serving(server, data)
+    }
+
+    fn serving(server: Server, data: Option<TempDir>) -> TestServer {
         let base = format!("http://{}", server.addr());
         TestServer {
             server,
             base,
             http: reqwest::Client::new(),
+            _data: data,
         }
     }
 
@@ -109,11 +225,14 @@ impl TestServer {
     /// Settings for the tests of clients that do not read: a connection may send as much as it
     /// likes, and its queue holds more than a burst of answers (the reader hands the room at most
     /// 128 messages before it yields), so that only a socket whose client does not read lets
-    /// the queue fill.
+    /// the queue fill; and a write may wait on that socket for a long time, so that the full
+    /// queue, not the write timeout, ends the connection however slow the machine is (the test
+    /// of the write timeout sets its own).
     pub fn slow_reader_limits(config: &mut Config) {
         config.outbound_queue = 1024;
         config.rate_per_second = 1_000_000;
         config.rate_burst = 1_000_000;
+        config.write_timeout_seconds = 600.0;
     }
 
     /// A client in seat 0 of a fresh room that sent requests without reading a single answer
@@ -179,6 +298,19 @@ impl TestServer {
             .send()
             .await
             .unwrap()
+    }
+
+    /// The sum of every series of the metric `name` (over all its labels) in a scrape of
+    /// `/metrics`, e.g. `fourkings_moves_accepted_total`; 0 when it has none yet.
+    pub async fn metric(&self, name: &str) -> f64 {
+        let text = self.get("/metrics").await.text().await.expect("a scrape");
+        let labelled = format!("{name}{{");
+        text.lines()
+            .filter(|line| !line.starts_with('#'))
+            .filter_map(|line| line.rsplit_once(' '))
+            .filter(|(series, _)| *series == name || series.starts_with(&labelled))
+            .map(|(_, value)| value.parse::<f64>().expect("a number"))
+            .sum()
     }
 
     /// `GET` a path.
@@ -571,36 +703,15 @@ impl Table {
     }
 }
 
-/// The `fourkings` binary of this build. The first call in a test process runs `cargo build` for
-/// it (a no-op when it is up to date), so a test never runs a stale binary.
-pub fn fourkings_binary() -> std::path::PathBuf {
-    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            // Test executables live in target/<profile>/deps; the binary in target/<profile>.
-            let exe = std::env::current_exe().expect("the test executable's path");
-            let profile_dir = exe
-                .parent()
-                .and_then(std::path::Path::parent)
-                .expect("target/<profile>");
-            let release = profile_dir.file_name().is_some_and(|n| n == "release");
-            let mut build = std::process::Command::new(env!("CARGO"));
-            build.args([
-                "build",
-                "--quiet",
-                "-p",
-                "fourkings-server",
-                "--bin",
-                "fourkings",
-            ]);
-            if release {
-                build.arg("--release");
-            }
-            let status = build.status().expect("cargo runs");
-            assert!(status.success(), "building the fourkings binary failed");
-            profile_dir.join(format!("fourkings{}", std::env::consts::EXE_SUFFIX))
-        })
-        .clone()
+/// The `fourkings` binary of this build, as a `&Path`: `fourkings-under-test`, this package's
+/// own build of the server's `server/src/main.rs`, which Cargo builds before the integration
+/// tests and names to them in `CARGO_BIN_EXE_fourkings-under-test`. A macro, so that `env!`
+/// reads that variable where it is set: in the integration test that calls it.
+#[macro_export]
+macro_rules! fourkings_binary {
+    () => {
+        ::std::path::Path::new(env!("CARGO_BIN_EXE_fourkings-under-test"))
+    };
 }
 
 /// A `fourkings serve` process, stopped when dropped.
@@ -614,21 +725,23 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
-    /// Runs the binary with `args` and `env`, and waits for its `listening on` line.
-    /// Storage is in memory unless `env` names a database (`FOURKINGS_DATABASE`).
-    pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
-        ServerProcess::spawn_logging_to(args, env, std::process::Stdio::null())
+    /// Runs `binary` (the test's [`fourkings_binary!`]) with `args` and `env`, and waits for its
+    /// `listening on` line. Storage is in memory unless `env` names a database
+    /// (`FOURKINGS_DATABASE`).
+    pub fn spawn(binary: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
+        ServerProcess::spawn_logging_to(binary, args, env, std::process::Stdio::null())
     }
 
     /// Like [`ServerProcess::spawn`], with the server's standard error (its log) going to
     /// `stderr`.
     pub fn spawn_logging_to(
+        binary: &std::path::Path,
         args: &[&str],
         env: &[(&str, &str)],
         stderr: impl Into<std::process::Stdio>,
     ) -> ServerProcess {
         use std::io::BufRead;
-        let mut command = std::process::Command::new(fourkings_binary());
+        let mut command = std::process::Command::new(binary);
         command
             .args(args)
             .stdout(std::process::Stdio::piped())
@@ -686,11 +799,14 @@ pub struct TempDir(pub std::path::PathBuf);
 impl TempDir {
     /// A new empty directory under the system's temporary directory, named after `purpose`.
     pub fn new(purpose: &str) -> TempDir {
+        // The tests of one process run side by side: a count tells their directories apart.
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         let dir = std::env::temp_dir().join(format!(
-            "fourkings-{purpose}-{}-{nanos}",
+            "fourkings-{purpose}-{}-{n}-{nanos}",
             std::process::id()
         ));
         std::fs::create_dir_all(&dir).expect("a temporary directory");

@@ -16,7 +16,7 @@ struct Setting {
 
 /// The options `fourkings serve --help` lists.
 fn settings() -> Vec<Setting> {
-    let output = Command::new(fourkings_binary())
+    let output = Command::new(fourkings_binary!())
         .args(["serve", "--help"])
         .output()
         .unwrap();
@@ -91,6 +91,7 @@ fn every_setting_has_a_variable_and_a_row_in_the_readme_with_its_default() {
 #[tokio::test]
 async fn plain_fourkings_serves_and_takes_its_settings_from_the_environment() {
     let server = ServerProcess::spawn(
+        fourkings_binary!(),
         &[],
         &[
             ("FOURKINGS_ADDR", "127.0.0.1:0"),
@@ -129,7 +130,11 @@ async fn plain_fourkings_serves_and_takes_its_settings_from_the_environment() {
 
 #[tokio::test]
 async fn flags_set_the_limits() {
-    let server = ServerProcess::spawn(&["serve", "--addr", "127.0.0.1:0", "--max-rooms", "1"], &[]);
+    let server = ServerProcess::spawn(
+        fourkings_binary!(),
+        &["serve", "--addr", "127.0.0.1:0", "--max-rooms", "1"],
+        &[],
+    );
     let http = reqwest::Client::new();
     assert_eq!(
         http.post(format!("{}/api/rooms", server.base))
@@ -152,7 +157,11 @@ async fn flags_set_the_limits() {
 #[tokio::test]
 async fn sigterm_and_sigint_shut_down_gracefully_and_tell_clients() {
     for signal in ["TERM", "INT"] {
-        let mut server = ServerProcess::spawn(&["serve", "--addr", "127.0.0.1:0"], &[]);
+        let mut server = ServerProcess::spawn(
+            fourkings_binary!(),
+            &["serve", "--addr", "127.0.0.1:0"],
+            &[],
+        );
         let http = reqwest::Client::new();
         let room: CreateRoomResponse = http
             .post(format!("{}/api/rooms", server.base))
@@ -184,6 +193,7 @@ async fn sigterm_and_sigint_shut_down_gracefully_and_tell_clients() {
 #[tokio::test]
 async fn the_fourkings_client_binary_plays_a_whole_game() {
     let server = ServerProcess::spawn(
+        fourkings_binary!(),
         &[
             "serve",
             "--addr",
@@ -207,7 +217,7 @@ async fn the_fourkings_client_binary_plays_a_whole_game() {
         .unwrap();
     let link = format!("{}{}", server.base, room.link);
     let output = tokio::task::spawn_blocking(move || {
-        Command::new(fourkings_binary())
+        Command::new(fourkings_binary!())
             .args([
                 "client",
                 &link,

@@ -21,6 +21,26 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The name of the `[[bin]]` target that the manifest at `manifest` builds from the file `main`,
+/// if any (`name` and `path` lines, the path relative to the manifest's directory).
+fn bin_target(manifest: &Path, main: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(manifest).expect("the manifest");
+    let dir = manifest.parent().expect("the manifest's directory");
+    let value = |block: &str, key: &str| {
+        block.lines().find_map(|line| {
+            let (k, v) = line.split_once('=')?;
+            (k.trim() == key).then(|| v.trim().trim_matches('"').to_owned())
+        })
+    };
+    text.split("[[bin]]").skip(1).find_map(|block| {
+        let block = block.split("\n[").next().unwrap_or(block);
+        let path = value(block, "path")?;
+        let same =
+            std::fs::canonicalize(dir.join(path)).ok()? == std::fs::canonicalize(main).ok()?;
+        same.then(|| value(block, "name")).flatten()
+    })
+}
+
 /// One instruction of a Dockerfile: its keyword (upper case) and its arguments, continuation
 /// lines joined.
 #[derive(Debug)]
@@ -99,7 +119,7 @@ fn env_of(stage: &[Instruction]) -> BTreeMap<String, String> {
 
 /// The environment variables `fourkings <subcommand> --help` names.
 fn env_vars_of(subcommand: &str) -> Vec<String> {
-    let output = Command::new(fourkings_binary())
+    let output = Command::new(fourkings_binary!())
         .args([subcommand, "--help"])
         .output()
         .expect("the binary runs");
@@ -113,7 +133,7 @@ fn env_vars_of(subcommand: &str) -> Vec<String> {
 
 /// Whether `fourkings <subcommand> --help` lists `flag`.
 fn has_flag(subcommand: &str, flag: &str) -> bool {
-    let output = Command::new(fourkings_binary())
+    let output = Command::new(fourkings_binary!())
         .args([subcommand, "--help"])
         .output()
         .expect("the binary runs");
@@ -156,12 +176,21 @@ fn string(yaml: &Yaml) -> String {
 
 #[tokio::test]
 async fn the_container_files_name_only_what_the_code_has_and_their_command_line_serves() {
-    let binary = fourkings_binary();
-    let binary_name = binary
+    let binary = fourkings_binary!();
+    // The binary under test is built from the very file of the server's binary, under a name
+    // of its own (tests/Cargo.toml): the Dockerfile must build the server's.
+    let server_main = root().join("server/src/main.rs");
+    let binary_name = bin_target(&root().join("server/Cargo.toml"), &server_main)
+        .expect("server/Cargo.toml builds server/src/main.rs as a [[bin]]");
+    let under_test = binary
         .file_stem()
         .and_then(|n| n.to_str())
-        .expect("the binary's name")
-        .to_owned();
+        .expect("the binary's name");
+    assert_eq!(
+        bin_target(&root().join("tests/Cargo.toml"), &server_main).as_deref(),
+        Some(under_test),
+        "the binary under test is built from server/src/main.rs"
+    );
     let settings = env_vars_of("serve");
 
     // The Dockerfile: a build stage, then the runtime stage.
@@ -343,7 +372,7 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
         .collect();
     let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
     let log = std::fs::File::create(data.0.join("log")).unwrap();
-    let mut server = ServerProcess::spawn_logging_to(&args, &pairs, log);
+    let mut server = ServerProcess::spawn_logging_to(fourkings_binary!(), &args, &pairs, log);
     assert!(
         moved_database.exists(),
         "the database is created on the volume"
@@ -356,7 +385,7 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
         .expect("a port");
     // The health check as the image runs it: FOURKINGS_ADDR as the image sets it (0.0.0.0 at
     // this server's port).
-    let check = Command::new(&binary)
+    let check = Command::new(binary)
         .args(&health_cmd[1..])
         .env("FOURKINGS_ADDR", format!("0.0.0.0:{port}"))
         .output()
@@ -379,7 +408,7 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
     .unwrap();
     assert!(status.success(), "STOPSIGNAL ends it cleanly: {status:?}");
     // Nothing answers any more: the health check fails.
-    let check = Command::new(&binary)
+    let check = Command::new(binary)
         .args(&health_cmd[1..])
         .env("FOURKINGS_ADDR", format!("0.0.0.0:{port}"))
         .output()

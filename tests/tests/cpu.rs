@@ -3,8 +3,9 @@
 //! thinking CPU cancelled when its answer goes stale, budgets within the turn limit, and draw
 //! offers answered as the strategy judges.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fourkings_engine::Move;
@@ -12,7 +13,7 @@ use fourkings_protocol::{
     ClientMessage, CpuLevel, Event, GameChange, ServerMessage, SettingsPatch,
 };
 use fourkings_server::cpu::{CpuRequest, RandomMover, Strategy};
-use fourkings_tests::{Table, TestServer};
+use fourkings_tests::{Table, TestServer, WAIT, eventually};
 
 #[tokio::test]
 async fn a_room_of_cpu_seats_plays_to_the_end_on_its_own() {
@@ -39,27 +40,32 @@ async fn a_room_of_cpu_seats_plays_to_the_end_on_its_own() {
     }
 }
 
-/// A CPU that thinks slowly and counts its moves.
-struct Slow {
+/// A CPU that holds its answer until the test lets it go, and counts its moves.
+struct Held {
     calls: AtomicUsize,
+    /// The test lets the CPU answer by sending on the other end.
+    release: Mutex<mpsc::Receiver<()>>,
 }
 
-impl Strategy for Slow {
+impl Strategy for Held {
     fn choose(&self, request: &CpuRequest) -> Move {
         self.calls.fetch_add(1, Ordering::SeqCst);
-        std::thread::sleep(Duration::from_millis(300));
+        // Bounded, so that a test that fails before it lets go does not hold the thread forever.
+        let _ = self.release.lock().unwrap().recv_timeout(WAIT);
         RandomMover.choose(request)
     }
 }
 
 #[tokio::test]
 async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
-    let slow = Arc::new(Slow {
+    let (release, released) = mpsc::channel();
+    let held = Arc::new(Held {
         calls: AtomicUsize::new(0),
+        release: Mutex::new(released),
     });
-    let server = TestServer::with_strategy(|c| c.grace_seconds = 0.05, slow.clone()).await;
+    let server = TestServer::with_strategy(|c| c.grace_seconds = 0.05, held.clone()).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
-    // Red drops; after the grace period the (slow) CPU starts thinking for Red.
+    // Red drops; after the grace period the CPU starts thinking for Red (and holds its answer).
     let red = table.players.remove(0);
     red.close().await;
     table.players[0]
@@ -75,7 +81,7 @@ async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
             .then_some(())
         })
         .await;
-    // Red comes back at once and moves before the CPU has answered.
+    // Red comes back and moves before the CPU has answered.
     let (mut red, _) = server.connect(&table.room.id).await;
     let token = table.tokens[0].clone();
     red.ok(|req| ClientMessage::Hello {
@@ -95,10 +101,18 @@ async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
         })
         .await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
-    // The CPU's move arrives for a position that is gone: it is dropped, never played.
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Now the CPU answers, for a position that is gone. Its move is counted as it is handed to
+    // the room, in the same step (this test's runtime has one thread); a ping answered after
+    // that went through the room after the CPU's move.
+    release.send(()).expect("the CPU waits");
+    let answered = eventually(WAIT, || async {
+        server.metric("fourkings_cpu_turns_total").await == 1.0
+    })
+    .await;
+    assert!(answered, "the CPU answered");
+    red.drain().await;
     assert_eq!(
-        slow.calls.load(Ordering::SeqCst),
+        held.calls.load(Ordering::SeqCst),
         1,
         "the CPU did think for Red"
     );
@@ -188,7 +202,7 @@ async fn a_cpu_still_thinking_for_a_player_who_came_back_is_cancelled() {
         since: None,
     })
     .await;
-    let answer = tokio::time::timeout(fourkings_tests::WAIT, rx.recv()).await;
+    let answer = tokio::time::timeout(WAIT, rx.recv()).await;
     assert_eq!(answer, Ok(Some("cancelled")));
 }
 

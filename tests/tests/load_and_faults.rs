@@ -1,5 +1,5 @@
 //! Issue 4, item 8: 200 rooms of four clients play random legal moves at the same time while
-//! clients drop and reconnect at random; at the end every game is finished or consistent: no lost
+//! clients drop and reconnect at random; at the end every game is finished and consistent: no lost
 //! move, no duplicated move, every client's board equal to the server's.
 //!
 //! Each client keeps its own copy of the room ([`Model`]) purely from what the server sends. The
@@ -13,6 +13,8 @@
 //! - a client "loses" an event (does not apply it), so that the next one shows a gap that it must
 //!   notice and `resync` (a client that hears nothing for a second resyncs too: the lost event may
 //!   have been the last one).
+//!
+//! Every game is played to its end (a move limit ends each), however long the machine takes.
 //!
 //! A move sent just before a drop may reach the room after the reconnection, so the move sent
 //! again for the same ply may be refused (`stale_ply`, `not_your_turn`, `game_over`): that is
@@ -44,8 +46,10 @@ const PRESETS: [&str; 6] = [
     "ffa-walking-kings",
     "teams-classic",
 ];
-/// How long the rooms may play before the games still going are cut off.
-const PLAY_BUDGET: Duration = Duration::from_secs(35);
+/// How long the rooms may take to play every game to its end (a move limit ends each): a guard
+/// against a stall, far above what they take (30 s on a quiet 2-core machine, about a minute on
+/// a busy one), not a measure of speed. A game still going then is cut off and fails the test.
+const PLAY_BUDGET: Duration = Duration::from_secs(150);
 /// Events a room keeps for resync (small, so that some reconnections get a snapshot).
 const EVENT_HISTORY: usize = 3;
 /// The chance, after any message, that a client drops its connection.
@@ -315,6 +319,7 @@ impl Player {
         } else {
             self.rng.random_range(DROP_DELAY_MS)
         };
+        // The fault itself, not a wait for something: the client stays away a while.
         tokio::time::sleep(Duration::from_millis(delay)).await;
     }
 
@@ -699,13 +704,18 @@ async fn check_room(
 }
 
 /// Counts the panics of every thread of this test binary, the server's tasks included: a panic
-/// in a connection's or a room's task does not fail a test by itself.
+/// in a connection's or a room's task does not fail a test by itself. A panic in this package's
+/// own code (a test's assertion, a helper's `expect`) fails its test already, and is not counted:
+/// the tests of this file run side by side, and one's failure is not another's.
 fn count_panics() -> &'static AtomicUsize {
     static PANICS: OnceLock<AtomicUsize> = OnceLock::new();
     PANICS.get_or_init(|| {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if let Some(panics) = PANICS.get() {
+            let in_the_tests = info
+                .location()
+                .is_some_and(|at| at.file().starts_with("tests/"));
+            if let (Some(panics), false) = (PANICS.get(), in_the_tests) {
                 panics.fetch_add(1, Ordering::SeqCst);
             }
             default(info);
@@ -775,7 +785,7 @@ async fn two_hundred_rooms_play_through_drops_and_reconnections_without_losing_a
         }
     }
     println!(
-        "{ROOMS} rooms (seed {seed}): {finished} finished, {} cut off by the budget; {plies} plies; \
+        "{ROOMS} rooms (seed {seed}): {finished} finished, {} cut off by the guard; {plies} plies; \
          seated in {seated:?}, played in {:?}, checked in {:?}",
         ROOMS - finished,
         played - seated,
@@ -793,9 +803,9 @@ async fn two_hundred_rooms_play_through_drops_and_reconnections_without_losing_a
         "the server's tasks did not panic"
     );
 
-    assert!(
-        finished * 10 >= ROOMS * 9,
-        "most games finish within the budget: {finished} of {ROOMS}"
+    assert_eq!(
+        finished, ROOMS,
+        "every game reaches its end (the others stalled until the guard of {PLAY_BUDGET:?})"
     );
     // The faults happened, of every kind.
     assert!(stats.reconnections >= 200, "{stats:?}");
@@ -859,7 +869,8 @@ async fn a_client_that_pauses_reading_gets_every_event_in_order() {
         // Room for everything either client is sent (the host reads only after its flood): only
         // the socket may hold the paused client up.
         c.outbound_queue = 3 * UPDATES as usize;
-        // Only the socket draining may wake the connection's writer.
+        // Only the socket draining may wake the connection's writer (and the slow reader's
+        // limits let a write wait for as long as the host's flood takes).
         c.heartbeat_seconds = 600.0;
     })
     .await;

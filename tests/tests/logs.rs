@@ -6,7 +6,7 @@
 //! may appear in any line. The default format is readable text, with the room in its lines too.
 
 use fourkings_protocol::{ChatChannel, ClientMessage, CreateRoomResponse, ServerMessage};
-use fourkings_tests::{Client, ServerProcess, TempDir};
+use fourkings_tests::{Client, ServerProcess, TempDir, fourkings_binary};
 use serde_json::Value;
 
 /// Moves each person plays (the CPUs answer each one).
@@ -65,6 +65,7 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
     let log_path = dir.0.join("server.log");
     let log = std::fs::File::create(&log_path).unwrap();
     let mut server = ServerProcess::spawn_logging_to(
+        fourkings_binary!(),
         &[
             "serve",
             "--addr",
@@ -188,7 +189,12 @@ async fn logs_are_readable_text_by_default() {
     let dir = TempDir::new("logs");
     let log_path = dir.0.join("server.log");
     let log = std::fs::File::create(&log_path).unwrap();
-    let mut server = ServerProcess::spawn_logging_to(&["serve", "--addr", "127.0.0.1:0"], &[], log);
+    let mut server = ServerProcess::spawn_logging_to(
+        fourkings_binary!(),
+        &["serve", "--addr", "127.0.0.1:0"],
+        &[],
+        log,
+    );
     let room = create_room(&server.base).await;
     let status = tokio::task::spawn_blocking(move || server.signal_and_wait("TERM"))
         .await

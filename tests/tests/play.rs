@@ -1,12 +1,13 @@
 //! Issue 3, item 4: authoritative play — moves, diffs, legal moves, resignation, draws,
-//! takebacks and the free-for-all claim.
+//! takebacks and the free-for-all claim. Each test runs with each store, in memory and on a
+//! SQLite file.
 
 use std::time::Duration;
 
 use fourkings_protocol::{
     ClientMessage, ErrorCode, Event, GameChange, ServerMessage, SettingsPatch,
 };
-use fourkings_tests::{Table, TestServer};
+use fourkings_tests::{Store, Table, TestServer, on_every_store};
 
 /// The next `moved` event a client sees.
 async fn next_move(client: &mut fourkings_tests::Client) -> (u64, fourkings_protocol::MovedEvent) {
@@ -28,9 +29,9 @@ async fn next_change(
     }
 }
 
-#[tokio::test]
-async fn a_move_is_one_diff_for_everyone_and_legal_moves_for_the_next_player_only() {
-    let server = TestServer::start().await;
+on_every_store!(a_move_is_one_diff_for_everyone_and_legal_moves_for_the_next_player_only);
+async fn a_move_is_one_diff_for_everyone_and_legal_moves_for_the_next_player_only(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let (_, spectator_snapshot) = server.connect(&table.room.id).await;
     let (mut spectator, _) = (server.connect(&table.room.id).await.0, spectator_snapshot);
@@ -83,9 +84,9 @@ async fn a_move_is_one_diff_for_everyone_and_legal_moves_for_the_next_player_onl
     }
 }
 
-#[tokio::test]
-async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move() {
-    let server = TestServer::start().await;
+on_every_store!(only_the_seat_to_move_with_its_token_for_the_current_ply_may_move);
+async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let red = table.tokens[0].clone();
     let blue = table.tokens[1].clone();
@@ -163,9 +164,9 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move() {
     assert_eq!(info.v, snapshot.v);
 }
 
-#[tokio::test]
-async fn resignation_with_the_partners_consent() {
-    let server = TestServer::start().await;
+on_every_store!(resignation_with_the_partners_consent);
+async fn resignation_with_the_partners_consent(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let classic = SettingsPatch::preset("teams-classic");
     let mut table = Table::seat_four(&server, &classic, true).await;
     let red = table.tokens[0].clone();
@@ -232,9 +233,9 @@ async fn resignation_with_the_partners_consent() {
     );
 }
 
-#[tokio::test]
-async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move() {
-    let server = TestServer::start().await;
+on_every_store!(a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move);
+async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let tokens = table.tokens.clone();
     // Red offers, then moves: the offer lapses.
@@ -304,9 +305,9 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
     assert_eq!(game.result.unwrap().reason, "agreement");
 }
 
-#[tokio::test]
-async fn a_declined_draw_offer_ends() {
-    let server = TestServer::start().await;
+on_every_store!(a_declined_draw_offer_ends);
+async fn a_declined_draw_offer_ends(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let tokens = table.tokens.clone();
     table.players[0]
@@ -334,9 +335,9 @@ async fn a_declined_draw_offer_ends() {
         .await;
 }
 
-#[tokio::test]
-async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed() {
-    let server = TestServer::start().await;
+on_every_store!(a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed);
+async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let settings = SettingsPatch {
         lifelines: Some(true),
         ..SettingsPatch::default()
@@ -391,9 +392,9 @@ async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed()
     ));
 }
 
-#[tokio::test]
-async fn claiming_the_win_goes_through_the_same_path() {
-    let server = TestServer::start().await;
+on_every_store!(claiming_the_win_goes_through_the_same_path);
+async fn claiming_the_win_goes_through_the_same_path(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let settings = SettingsPatch {
         preset: Some("ffa".into()),
         claim_win: Some(true),
@@ -421,9 +422,9 @@ async fn claiming_the_win_goes_through_the_same_path() {
         .await;
 }
 
-#[tokio::test]
-async fn a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on() {
-    let server = TestServer::start().await;
+on_every_store!(a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on);
+async fn a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let settings = SettingsPatch::preset("ffa");
     let mut table = Table::seat_four(&server, &settings, true).await;
     let tokens = table.tokens.clone();

@@ -1,13 +1,14 @@
 //! Issue 4, item 3: a dropped player keeps the seat for a grace period, then the CPU plays for
 //! them until they come back; Duo stops its clocks instead and then lets the other team claim the
 //! win; heartbeats find dead connections. Grace periods are short here (configured), not 60 s.
+//! Each test runs with each store, in memory and on a SQLite file.
 
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{
     ClientMessage, ErrorCode, Event, GameChange, Presence, ServerMessage, SettingsPatch,
 };
-use fourkings_tests::{Client, Table, TestServer};
+use fourkings_tests::{Client, Store, Table, TestServer, WAIT, eventually, on_every_store};
 
 async fn presence_of(client: &mut Client, seat: u8) -> Presence {
     client
@@ -34,9 +35,11 @@ async fn reconnect(server: &TestServer, room: &str, token: &str) -> Client {
     client
 }
 
-#[tokio::test]
-async fn a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_only_presence() {
-    let server = TestServer::with(|c| c.grace_seconds = 5.0).await;
+on_every_store!(a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_only_presence);
+async fn a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_only_presence(
+    store: Store,
+) {
+    let server = TestServer::on(store, |c| c.grace_seconds = 5.0).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let blue = table.players.remove(1);
     blue.close().await;
@@ -72,9 +75,9 @@ async fn a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_onl
     assert!(!moved.automatic);
 }
 
-#[tokio::test]
-async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_back() {
-    let server = TestServer::with(|c| c.grace_seconds = 0.2).await;
+on_every_store!(after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_back);
+async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_back(store: Store) {
+    let server = TestServer::on(store, |c| c.grace_seconds = 0.2).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let blue = table.players.remove(1);
     blue.close().await;
@@ -124,9 +127,9 @@ async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_bac
     assert!(!moved.automatic, "Blue played it");
 }
 
-#[tokio::test]
-async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim() {
-    let server = TestServer::with(|c| {
+on_every_store!(duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim);
+async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim(store: Store) {
+    let server = TestServer::on(store, |c| {
         c.grace_seconds = 0.2;
         c.time_unit_ms = 100;
     })
@@ -185,9 +188,9 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
     );
 }
 
-#[tokio::test]
-async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats() {
-    let server = TestServer::with(|c| {
+on_every_store!(heartbeats_find_a_dead_connection_within_a_few_heartbeats);
+async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats(store: Store) {
+    let server = TestServer::on(store, |c| {
         c.heartbeat_seconds = 0.1;
         c.grace_seconds = 10.0;
     })
@@ -206,12 +209,12 @@ async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats() {
     drop(green);
 }
 
+on_every_store!(a_quiet_client_that_answers_pings_stays_connected);
 /// A quiet client that answers the pings is pinged again and again, never more often than the
 /// heartbeat, and stays connected: the writer's heartbeat timer sets itself anew after every
 /// ping, a heartbeat later.
-#[tokio::test]
-async fn a_quiet_client_that_answers_pings_stays_connected() {
-    let server = TestServer::with(|c| c.heartbeat_seconds = 0.05).await;
+async fn a_quiet_client_that_answers_pings_stays_connected(store: Store) {
+    let server = TestServer::on(store, |c| c.heartbeat_seconds = 0.05).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut client, _) = server.connect(&room.id).await;
     // Ten heartbeats, more than three times the silence that drops a client that answers
@@ -228,9 +231,9 @@ async fn a_quiet_client_that_answers_pings_stays_connected() {
     assert_eq!(client.next().await, ServerMessage::Pong { req });
 }
 
-#[tokio::test]
-async fn a_room_with_nobody_connected_closes_after_the_idle_time() {
-    let server = TestServer::with(|c| c.idle_room_seconds = 0.2).await;
+on_every_store!(a_room_with_nobody_connected_closes_after_the_idle_time);
+async fn a_room_with_nobody_connected_closes_after_the_idle_time(store: Store) {
+    let server = TestServer::on(store, |c| c.idle_room_seconds = 0.2).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (client, _) = server.connect(&room.id).await;
     client.close().await;
@@ -239,15 +242,13 @@ async fn a_room_with_nobody_connected_closes_after_the_idle_time() {
     let (_watcher, _) = server.connect(&kept.id).await;
     let path = format!("/api/rooms/{}", room.id);
     assert_eq!(server.get(&path).await.status(), 200, "not closed at once");
-    let mut gone = false;
-    for _ in 0..50 {
-        // Polls the public state at a bounded pace: a room's closing sends no event to await.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        if server.get(&path).await.status() == 404 {
-            gone = true;
-            break;
-        }
-    }
+    // A room's closing sends no event to await: its public state is polled.
+    let (server, path) = (&server, &path);
+    let gone = eventually(
+        WAIT,
+        || async move { server.get(path).await.status() == 404 },
+    )
+    .await;
     assert!(gone, "the idle room closed");
     assert_eq!(
         server

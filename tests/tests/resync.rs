@@ -1,7 +1,8 @@
-//! Issue 3, item 5: versions and resync.
+//! Issue 3, item 5: versions and resync. Each test runs with each store, in memory and on a
+//! SQLite file.
 
 use fourkings_protocol::{ClientMessage, ErrorCode, Event, ServerMessage, SettingsPatch};
-use fourkings_tests::{Client, Table, TestServer};
+use fourkings_tests::{Client, Store, Table, TestServer, on_every_store};
 
 /// Everything a client receives until it has seen the event with version `v`.
 async fn events_until(client: &mut Client, v: u64) -> Vec<(u64, Event)> {
@@ -15,9 +16,9 @@ async fn events_until(client: &mut Client, v: u64) -> Vec<(u64, Event)> {
     }
 }
 
-#[tokio::test]
-async fn every_event_adds_one_to_the_version_for_everyone() {
-    let server = TestServer::start().await;
+on_every_store!(every_event_adds_one_to_the_version_for_everyone);
+async fn every_event_adds_one_to_the_version_for_everyone(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut spectator, snapshot) = server.connect(&room.id).await;
     assert_eq!(snapshot.v, 0);
@@ -42,9 +43,9 @@ async fn every_event_adds_one_to_the_version_for_everyone() {
     );
 }
 
-#[tokio::test]
-async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed() {
-    let server = TestServer::start().await;
+on_every_store!(a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed);
+async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     // Everyone has seen the start; Green drops.
     let (v, _) = loop {
@@ -109,9 +110,9 @@ async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed()
     );
 }
 
-#[tokio::test]
-async fn events_too_old_to_replay_come_as_a_snapshot() {
-    let server = TestServer::with(|c| c.event_history = 3).await;
+on_every_store!(events_too_old_to_replay_come_as_a_snapshot);
+async fn events_too_old_to_replay_come_as_a_snapshot(store: Store) {
+    let server = TestServer::on(store, |c| c.event_history = 3).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let moves = [
         (0u8, "h2h4"),
@@ -150,9 +151,9 @@ async fn events_too_old_to_replay_come_as_a_snapshot() {
     );
 }
 
-#[tokio::test]
-async fn spectators_get_the_same_diffs_without_legal_moves() {
-    let server = TestServer::start().await;
+on_every_store!(spectators_get_the_same_diffs_without_legal_moves);
+async fn spectators_get_the_same_diffs_without_legal_moves(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let (mut spectator, _) = server.connect(&table.room.id).await;
     assert!(matches!(

@@ -1,5 +1,6 @@
 //! Issue 6, items 1, 3 and 5: nothing is seen before it is stored, group commit, the archive of
-//! finished games, and a bad database file stops the start-up.
+//! finished games, and a bad database file stops the start-up. The tests of a running server run
+//! with each store, in memory and on a SQLite file.
 
 use std::process::Command;
 use std::sync::{Arc, Condvar, Mutex};
@@ -7,23 +8,32 @@ use std::time::Duration;
 
 use fourkings_engine::notation::{read_pgn, read_pgn4};
 use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
-use fourkings_server::storage::memory::MemoryStorage;
 use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
-use fourkings_tests::{ServerProcess, Table, TestServer, fourkings_binary};
+use fourkings_tests::{
+    ServerProcess, Store, Table, TempDir, TestServer, WAIT, eventually, fourkings_binary,
+    on_every_store,
+};
 
-/// Memory storage whose writes can be held at a gate, and which remembers every batch.
-#[derive(Clone, Default)]
+/// A store (in memory or a SQLite file) whose writes can be held at a gate, and which remembers
+/// every batch.
+#[derive(Clone)]
 struct Gated {
-    inner: Arc<Mutex<MemoryStorage>>,
+    inner: Arc<Mutex<Box<dyn Storage>>>,
     open: Arc<(Mutex<bool>, Condvar)>,
     batches: Arc<Mutex<Vec<Vec<Write>>>>,
+    /// The directory of the SQLite file, removed with the last clone.
+    _data: Arc<Option<TempDir>>,
 }
 
 impl Gated {
-    fn new() -> Gated {
-        let gated = Gated::default();
-        *gated.open.0.lock().unwrap() = true;
-        gated
+    fn new(store: Store) -> Gated {
+        let (inner, data) = store.open();
+        Gated {
+            inner: Arc::new(Mutex::new(inner)),
+            open: Arc::new((Mutex::new(true), Condvar::new())),
+            batches: Arc::default(),
+            _data: Arc::new(data),
+        }
     }
 
     fn set_open(&self, open: bool) {
@@ -67,9 +77,9 @@ impl Storage for Gated {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn nothing_is_seen_before_it_is_stored() {
-    let storage = Gated::new();
+on_every_store!(multi_thread: nothing_is_seen_before_it_is_stored);
+async fn nothing_is_seen_before_it_is_stored(store: Store) {
+    let storage = Gated::new(store);
     let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     for player in &mut table.players {
@@ -100,9 +110,9 @@ async fn nothing_is_seen_before_it_is_stored() {
         .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_transaction_commits_the_records_of_many_rooms() {
-    let storage = Gated::new();
+on_every_store!(multi_thread: one_transaction_commits_the_records_of_many_rooms);
+async fn one_transaction_commits_the_records_of_many_rooms(store: Store) {
+    let storage = Gated::new(store);
     let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
     let mut tables = Vec::new();
     for _ in 0..5 {
@@ -113,8 +123,15 @@ async fn one_transaction_commits_the_records_of_many_rooms() {
     for table in &mut tables {
         waiting.push(table.send_move(0, 0, "h2h4").await);
     }
-    // Give the rooms time to hand their records over while the writer is held.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Every room has accepted its move, and so handed its record to the writer, while the
+    // writer is held (the rooms count a move as accepted and queue its record in one step).
+    let rooms = tables.len() as f64;
+    let server = &server;
+    let accepted = eventually(WAIT, || async move {
+        server.metric("fourkings_moves_accepted_total").await == rooms
+    })
+    .await;
+    assert!(accepted, "every room accepted its move");
     storage.set_open(true);
     for (table, req) in tables.iter_mut().zip(waiting) {
         assert!(matches!(
@@ -141,9 +158,9 @@ async fn one_transaction_commits_the_records_of_many_rooms() {
     );
 }
 
-#[tokio::test]
-async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone() {
-    let server = TestServer::with(|c| c.finished_room_seconds = 0.3).await;
+on_every_store!(finished_games_are_archived_and_downloadable_after_their_room_has_gone);
+async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone(store: Store) {
+    let server = TestServer::on(store, |c| c.finished_room_seconds = 0.3).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     table
         .play_opening(&[(0, "h2h4"), (1, "b7c7"), (2, "g13g12")])
@@ -184,15 +201,12 @@ async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone(
     assert_eq!(server.get("/api/games/../etc.pgn4").await.status(), 404);
     // The room leaves memory after the configured time; the game stays.
     let room_path = format!("/api/rooms/{}", table.room.id);
-    let mut gone = false;
-    for _ in 0..40 {
-        // Polls at a bounded pace: a room leaving memory sends no event to await.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        if server.get(&room_path).await.status() == 404 {
-            gone = true;
-            break;
-        }
-    }
+    // A room leaving memory sends no event to await: its public state is polled.
+    let (server, room_path) = (&server, &room_path);
+    let gone = eventually(WAIT, || async move {
+        server.get(room_path).await.status() == 404
+    })
+    .await;
     assert!(gone, "the finished room left memory");
     assert_eq!(
         server.get(&path).await.status(),
@@ -201,9 +215,9 @@ async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone(
     );
 }
 
-#[tokio::test]
-async fn the_game_in_play_downloads_as_the_server_records_it() {
-    let server = TestServer::start().await;
+on_every_store!(the_game_in_play_downloads_as_the_server_records_it);
+async fn the_game_in_play_downloads_as_the_server_records_it(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), false).await;
     let path = format!("/api/rooms/{}/game", table.room.id);
     let before = server.get(&path).await;
@@ -232,9 +246,9 @@ async fn the_game_in_play_downloads_as_the_server_records_it() {
     assert_eq!(server.get("/api/rooms/nosuchroom/game").await.status(), 404);
 }
 
-#[tokio::test]
-async fn duo_games_are_archived_as_pgn() {
-    let server = TestServer::start().await;
+on_every_store!(duo_games_are_archived_as_pgn);
+async fn duo_games_are_archived_as_pgn(store: Store) {
+    let server = TestServer::on(store, |_| {}).await;
     let duo = SettingsPatch::preset("duo");
     let mut table = Table::seat_four(&server, &duo, true).await;
     table
@@ -269,7 +283,7 @@ async fn duo_games_are_archived_as_pgn() {
 
 /// Starts the binary on `path` and returns its exit status and standard error.
 fn start_on(path: &std::path::Path) -> (bool, String) {
-    let child = Command::new(fourkings_binary())
+    let child = Command::new(fourkings_binary!())
         .args(["serve", "--addr", "127.0.0.1:0", "--database"])
         .arg(path)
         .env("FOURKINGS_SHUTDOWN_SECONDS", "1")
@@ -310,6 +324,7 @@ fn real_database(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("rooms.db");
     let database = path.to_str().unwrap().to_owned();
     let mut server = ServerProcess::spawn(
+        fourkings_binary!(),
         &["serve", "--addr", "127.0.0.1:0"],
         &[("FOURKINGS_DATABASE", &database)],
     );
@@ -409,6 +424,7 @@ fn a_missing_database_is_created_and_migrated() {
     let path = dir.join("new.db");
     let database = path.to_str().unwrap().to_owned();
     let mut server = ServerProcess::spawn(
+        fourkings_binary!(),
         &["serve", "--addr", "127.0.0.1:0"],
         &[("FOURKINGS_DATABASE", &database)],
     );

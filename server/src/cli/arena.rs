@@ -1,9 +1,9 @@
 //! `fourkings arena`: bot-against-bot games in parallel, and a score table.
 
+use crate::arena::{self, Contender, Match};
 use anyhow::bail;
 use clap::Args;
 use fourkings_engine::Preset;
-use fourkings_server::arena::{self, Contender, Match};
 
 /// Arguments of `fourkings arena`.
 #[derive(Debug, Args)]

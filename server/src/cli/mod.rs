@@ -1,18 +1,23 @@
-//! Command-line parsing and the subcommands.
+//! The command line of the `fourkings` binary: parsing and the subcommands. [`main`] is the
+//! binary's whole `main`, here in the library so that another binary target can be the same
+//! program (the tests' `fourkings-under-test`, which Cargo builds for the tests that run it).
 
 mod arena;
 mod health;
 mod perft;
 mod serve;
 
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
-use fourkings_server::Config;
-use fourkings_server::client::ClientArgs;
+
+use crate::Config;
+use crate::client::ClientArgs;
 
 /// The Four Kings game server and its tools. Without a subcommand it serves, as `serve` does.
 #[derive(Debug, Parser)]
 #[command(name = "fourkings", version, about)]
-pub(crate) struct Cli {
+struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -32,15 +37,27 @@ enum Command {
     Health(health::HealthArgs),
 }
 
+/// Parses the process's arguments, runs the command they name, and reports an error on standard
+/// error with exit code 1.
+pub fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Runs the command the arguments name.
-pub(crate) fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Arena(args)) => arena::run(&args),
         Some(Command::Health(args)) => health::run(&args),
         Some(Command::Serve(config)) => serve::run(config),
         Some(Command::Client(args)) => serve::runtime()?.block_on(async {
-            let report = fourkings_server::client::run(&args).await?;
+            let report = crate::client::run(&args).await?;
             println!("result: {}", report.result.text);
             Ok(())
         }),

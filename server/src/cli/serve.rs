@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use fourkings_server::{Config, LogFormat, Server};
+use crate::{Config, LogFormat, Server};
 use tracing_subscriber::EnvFilter;
 
 /// The multi-threaded runtime the server runs on.

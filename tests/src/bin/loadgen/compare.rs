@@ -26,13 +26,22 @@ pub(crate) struct Args {
     /// The core (or `taskset -c` list) the servers run on; without it they are not pinned.
     #[arg(long)]
     server_cores: Option<String>,
-    /// A short run (under a minute) that fails on a gross regression: for CI.
+    /// A short run (under a minute) with the same bounds, the CPU rooms' at twice theirs.
     #[arg(long)]
     smoke: bool,
-    /// The smoke fails when the game server's deliveries per server CPU-second are below this
+    /// The run fails when the game server's deliveries per server CPU-second are below this
     /// share of the baseline's (half the target of 0.8 by default).
     #[arg(long, default_value_t = 0.4)]
     min_ratio: f64,
+    /// The run fails when people's moves in the rooms of thinking CPUs are acknowledged more
+    /// slowly than this at p99 (the smoke, 10 rooms for 3 s, allows twice as much).
+    #[arg(long, default_value_t = 50.0)]
+    max_cpu_ack_p99_ms: f64,
+    /// Print the speed figures without judging them: fail only on deliveries lost, errors and
+    /// memory over its bounds (`cargo test` runs the smoke so, `tests/tests/load_generator.rs`:
+    /// it asserts behaviour, and the machine's speed is judged here, by `tests/perf/run`).
+    #[arg(long)]
+    no_speed_bounds: bool,
     /// Rounds of the fan-out comparison (each: the game server and the baseline, in turns). The
     /// verdict is the median of the rounds' ratios: on these machines single rounds of the same
     /// code ranged from 0.67 to 0.97 in one hour, and with three rounds one of them decided.
@@ -223,7 +232,8 @@ struct Row {
     met: Option<bool>,
 }
 
-/// Runs the comparison and prints the table; fails in smoke mode on a gross regression.
+/// Runs the comparison and prints the table; fails when a figure is out of its bounds (far from
+/// its target: the targets themselves are marked met or missed in the table).
 pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let smoke = args.smoke;
@@ -338,7 +348,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         target: "none",
         met: Some(lost == 0 && errors == 0),
     });
-    if ratio < args.min_ratio {
+    if ratio < args.min_ratio && !args.no_speed_bounds {
         failures.push(format!(
             "deliveries per server CPU-second {ratio:.2}× the baseline's, below {}×",
             args.min_ratio
@@ -496,8 +506,20 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         target: "p99 ≤ 50 ms",
         met: Some(cpu.ack_ms(0.99) <= 50.0),
     });
-    if cpu.ack_ms(0.99) > 100.0 {
-        failures.push(format!("CPU rooms: acks p99 {:.1} ms", cpu.ack_ms(0.99)));
+    let max_cpu_ack_p99 = args.max_cpu_ack_p99_ms * if smoke { 2.0 } else { 1.0 };
+    if cpu.ack_ms(0.99) > max_cpu_ack_p99 && !args.no_speed_bounds {
+        failures.push(format!(
+            "CPU rooms: acks p99 {:.1} ms, above {max_cpu_ack_p99} ms",
+            cpu.ack_ms(0.99)
+        ));
+    }
+    // Every person's move sent is answered, however slowly (not a speed bound).
+    if cpu.lost() > 0 || cpu.errors > 0 {
+        failures.push(format!(
+            "CPU rooms: {} lost, {} errors",
+            cpu.lost(),
+            cpu.errors
+        ));
     }
 
     // 5. Capacity: the most rooms each holds with p99 ≤ 50 ms and nothing lost.
@@ -541,8 +563,8 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         bases[0].legal_bytes,
         started.elapsed().as_secs_f64()
     );
-    if smoke && !failures.is_empty() {
-        bail!("gross regression: {}", failures.join("; "));
+    if !failures.is_empty() {
+        bail!("out of bounds: {}", failures.join("; "));
     }
     Ok(())
 }
