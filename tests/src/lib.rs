@@ -213,12 +213,15 @@ impl TestServer {
     }
 
     /// A server with [`TestServer::slow_reader_limits`], and one client of a fresh room that sent
-    /// a flood of requests without reading the answers and was closed for it (code 1008, as
+    /// a flood of requests without reading the answers and was closed for it (code 4002, as
     /// asserted here).
     pub async fn with_a_client_dropped_for_a_full_queue() -> TestServer {
         let server = TestServer::with(TestServer::slow_reader_limits).await;
         let mut slow = server.slow_reader_dropped().await;
-        assert_eq!(slow.until_closed().await.1, Some(1008));
+        assert_eq!(
+            slow.until_closed().await.1,
+            Some(fourkings_protocol::close::TOO_SLOW.0)
+        );
         server
     }
 

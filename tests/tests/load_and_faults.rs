@@ -821,7 +821,7 @@ async fn two_hundred_rooms_play_through_drops_and_reconnections_without_losing_a
     );
 }
 
-/// A client too slow to keep up is closed (1008) without the server's connection task
+/// A client too slow to keep up is closed (4002) without the server's connection task
 /// panicking: the writer ends first there, and its task handle used to be awaited a second time
 /// ("JoinHandle polled after completion").
 #[tokio::test]
@@ -835,7 +835,7 @@ async fn a_client_closed_for_falling_behind_ends_without_a_panic() {
 
 /// A client that stops reading altogether is dropped once a write has waited the write timeout
 /// for it, rather than holding its connection (and what is queued for it) forever. The same
-/// client, reading again before the timeout, gets the 1008 close: see the test above.
+/// client, reading again before the timeout, gets the 4002 close: see the test above.
 #[tokio::test]
 async fn a_client_that_reads_nothing_is_dropped_after_the_write_timeout() {
     let write_timeout = Duration::from_millis(200);

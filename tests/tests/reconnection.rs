@@ -206,7 +206,10 @@ async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats(store: Store)
         "found within a few heartbeats: {:?}",
         started.elapsed()
     );
-    drop(green);
+    // What Green reads now ends with the close that says why.
+    let mut green = green;
+    let (_, code) = green.until_closed().await;
+    assert_eq!(code, Some(fourkings_protocol::close::NO_HEARTBEAT.0));
 }
 
 on_every_store!(a_quiet_client_that_answers_pings_stays_connected);

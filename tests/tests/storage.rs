@@ -199,7 +199,10 @@ async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone(
         404
     );
     assert_eq!(server.get("/api/games/../etc.pgn4").await.status(), 404);
-    // The room leaves memory after the configured time; the game stays.
+    // The room leaves memory after the configured time, closing its connections with the code
+    // that says so; the game stays.
+    let (_, code) = table.players[0].until_closed().await;
+    assert_eq!(code, Some(fourkings_protocol::close::ROOM_CLOSED.0));
     let room_path = format!("/api/rooms/{}", table.room.id);
     // A room leaving memory sends no event to await: its public state is polled.
     let (server, room_path) = (&server, &room_path);

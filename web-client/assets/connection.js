@@ -40,6 +40,9 @@ const PONG_WITHIN_MS = 6000;
 // The server's close code for a shutdown (protocol/README.md, "The WebSocket"): it stored every
 // room first, so the client only has to come back once it is up again.
 const SERVER_RESTARTING = 1012;
+// The server's close code for a room that closed (nobody was connected for the idle time): it
+// is gone, and reconnecting would get a 404.
+const ROOM_CLOSED = 4001;
 
 /** A request the server refused (`code` is its error code), or one that could not be sent. */
 export class RequestError extends Error {
@@ -142,7 +145,7 @@ export class Connection {
       this.pending.clear();
       if (this.stopped) return;
       if (e.code === SERVER_RESTARTING) this.restarting = true;
-      if (e.code === 1001 && /closed/.test(e.reason)) {
+      if (e.code === ROOM_CLOSED) {
         this.checkGone(true);
         return;
       }

@@ -8,10 +8,10 @@ mod wire;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage, close};
 use futures_util::StreamExt;
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
 use crate::config::Config;
 use crate::room::{Command, RoomHandle};
@@ -23,9 +23,6 @@ pub(crate) use wire::{Outbox, Queued};
 pub(crate) type ConnId = u64;
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
-
-/// The WebSocket close code for a policy violation (floods, oversized frames, too slow).
-pub(crate) const POLICY_VIOLATION: u16 = 1008;
 
 /// A token bucket: `rate` messages a second on average, `burst` at once.
 struct RateLimit {
@@ -156,14 +153,28 @@ async fn read_loop(
                 }
                 continue;
             }
-            // A frame over the hard limit, or a broken frame: end the connection as a violation.
-            Err(_) => {
-                fail(
-                    None,
-                    ErrorCode::TooLarge,
-                    "the frame was too large or malformed".into(),
-                );
-                outbox.close(POLICY_VIOLATION, "message too large or malformed");
+            // A frame over the hard limit, not UTF-8, or broken: the connection ends, with the
+            // close that says which.
+            Err(error) => {
+                let (code, message, close) = match error {
+                    WsError::Capacity(_) => (
+                        ErrorCode::TooLarge,
+                        "the frame was too large",
+                        close::TOO_LARGE,
+                    ),
+                    WsError::Utf8(_) => (
+                        ErrorCode::TooLarge,
+                        "the frame was not UTF-8",
+                        close::NOT_UTF8,
+                    ),
+                    _ => (
+                        ErrorCode::TooLarge,
+                        "the frame was malformed",
+                        close::MALFORMED,
+                    ),
+                };
+                fail(None, code, message.into());
+                outbox.close(close.0, close.1);
                 return;
             }
         };
@@ -176,7 +187,7 @@ async fn read_loop(
                 ErrorCode::TooLarge,
                 format!("messages are at most {} bytes", config.max_message_bytes),
             );
-            outbox.close(POLICY_VIOLATION, "message too large");
+            outbox.close(close::TOO_LARGE.0, close::TOO_LARGE.1);
             return;
         }
         match parse(&text) {
@@ -204,7 +215,7 @@ fn flooded(outbox: &Outbox) {
         code: ErrorCode::RateLimited,
         message: "too many messages".into(),
     }));
-    outbox.close(POLICY_VIOLATION, "too many messages");
+    outbox.close(close::TOO_MANY.0, close::TOO_MANY.1);
 }
 
 /// Parses a client message, or says what is wrong with it (with its `req` when it has one).

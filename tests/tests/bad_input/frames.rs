@@ -1,11 +1,13 @@
 //! What ends a connection: a text frame over the size limit (up to the socket's hard cap and far
-//! beyond it) and a flood of requests. Each is answered with its error and the close code 1008
+//! beyond it) and a flood of requests. Each is answered with its error and its close code (1009 for a frame too large, 1008 for a flood)
 //! (policy violation); the room, its other connections and the server go on as before.
 
 use fourkings_protocol::{ErrorCode, ServerMessage};
 use fourkings_tests::{Client, TestServer};
 
-use crate::support::{POLICY_VIOLATION, assert_alive, lobby, room_state, test_server};
+use fourkings_protocol::close;
+
+use crate::support::{assert_alive, lobby, room_state, test_server};
 
 /// A ping padded with an unknown field to exactly `len` bytes.
 fn padded_ping(req: u64, len: usize) -> String {
@@ -26,7 +28,7 @@ struct Frame {
 
 /// Sends each frame of the table on a fresh connection to `room`: one that fits is answered (its
 /// ping's pong), one that does not gets the error `too_large` alone and then the close code
-/// 1008. Then the room is as it was, and a connection that was there all along still works.
+/// 1009. Then the room is as it was, and a connection that was there all along still works.
 /// Every row runs; the test fails once at the end, naming each row that failed.
 async fn send_frames(server: &TestServer, room: &str, frames: Vec<Frame>) {
     let (mut bystander, _) = server.connect(room).await;
@@ -69,9 +71,10 @@ async fn closes(client: &mut Client, text: &str) -> Result<(), String> {
             ..
         }]
     );
-    if code != Some(POLICY_VIOLATION) || !too_large {
+    let expected = close::TOO_LARGE.0;
+    if code != Some(expected) || !too_large {
         return Err(format!(
-            "expected too_large and the close code {POLICY_VIOLATION}, got {messages:?} and {code:?}"
+            "expected too_large and the close code {expected}, got {messages:?} and {code:?}"
         ));
     }
     Ok(())
@@ -149,7 +152,7 @@ async fn a_flood_closes_the_connection_and_spares_the_others() {
         sent += 1;
     }
     let (messages, code) = flooder.until_closed().await;
-    assert_eq!(code, Some(POLICY_VIOLATION), "{messages:?}");
+    assert_eq!(code, Some(close::TOO_MANY.0), "{messages:?}");
     let pongs = messages
         .iter()
         .filter(|m| matches!(m, ServerMessage::Pong { .. }))

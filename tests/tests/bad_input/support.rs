@@ -8,9 +8,6 @@ use fourkings_protocol::{
 use fourkings_server::Config;
 use fourkings_tests::{Client, TestServer};
 
-/// The WebSocket close code for a policy violation.
-pub(crate) const POLICY_VIOLATION: u16 = 1008;
-
 /// A server for tests that send many requests quickly: the rate limit is high enough not to get
 /// in the way (the flood test sets its own).
 pub(crate) async fn test_server(adjust: impl FnOnce(&mut Config)) -> TestServer {
