@@ -43,6 +43,14 @@ impl Room {
         }
     }
 
+    /// Announces a change to the game made by `seat`'s request, and goes on to what follows it;
+    /// the request's answer.
+    fn changed_and_on(&mut self, what: GameChange, seat: SeatIndex) -> Ack {
+        self.game_changed(what, seat);
+        self.advance();
+        Ack::default()
+    }
+
     /// Announces a change to the game that was not a move.
     fn game_changed(&mut self, what: GameChange, seat: SeatIndex) {
         let game = self.game_view().expect("a game is running");
@@ -115,9 +123,7 @@ impl Room {
         } else {
             GameChange::ResignationRequested
         };
-        self.game_changed(what, seat);
-        self.advance();
-        Ok(Ack::default())
+        Ok(self.changed_and_on(what, seat))
     }
 
     pub(super) fn answer_resignation(
@@ -136,9 +142,7 @@ impl Room {
         } else {
             GameChange::ResignationDeclined
         };
-        self.game_changed(what, requester);
-        self.advance();
-        Ok(Ack::default())
+        Ok(self.changed_and_on(what, requester))
     }
 
     pub(super) fn offer_draw(
@@ -219,9 +223,7 @@ impl Room {
         self.seat_in_game(conn, seat, token)?;
         self.commit_game(GameAction::TakeBack { seat })?;
         // A CPU's result for the ply just undone is stale now; a new one will be asked for.
-        self.game_changed(GameChange::TakenBack, seat);
-        self.advance();
-        Ok(Ack::default())
+        Ok(self.changed_and_on(GameChange::TakenBack, seat))
     }
 
     /// Claims the win: in free-for-all, the leader's claim; in Duo, against a player who left and
@@ -244,9 +246,7 @@ impl Room {
         } else {
             self.commit_game(GameAction::ClaimWin { seat })?;
         }
-        self.game_changed(GameChange::WinClaimed, seat);
-        self.advance();
-        Ok(Ack::default())
+        Ok(self.changed_and_on(GameChange::WinClaimed, seat))
     }
 
     /// The clocks at `now`: a team's bank running out loses the game; a turn limit running out
