@@ -1,9 +1,8 @@
 //! One WebSocket connection: a reader task that checks and parses frames and hands them to the
-//! room, and its sending side ([`wire`]): a bounded queue that the room writes into the socket
-//! itself, with a writer task for what the socket cannot take at once, the heartbeat and the
-//! close.
+//! room, and its sending side ([`outbox`]): a bounded queue and the writer task that empties it
+//! into the socket, with the heartbeat and the close.
 
-mod wire;
+mod outbox;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,8 +15,8 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 use crate::config::Config;
 use crate::room::{Command, RoomHandle};
 use crate::upgrade::Socket;
-use wire::{Heard, Heartbeat};
-pub(crate) use wire::{Outbox, Queued};
+use outbox::{Heard, Heartbeat};
+pub(crate) use outbox::{Outbox, Queued};
 
 /// Identifies a connection within the server.
 pub(crate) type ConnId = u64;
