@@ -7,14 +7,14 @@ mod outbox;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
 use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage, close};
 use futures_util::StreamExt;
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
+use tokio_tungstenite::tungstenite::Error as WsError;
 
 use crate::config::Config;
 use crate::room::{Command, RoomHandle};
-use crate::upgrade::Socket;
 use outbox::{Heard, Heartbeat};
 pub(crate) use outbox::{Outbox, Queued};
 
@@ -58,7 +58,7 @@ impl RateLimit {
 /// Runs a connection to `room` until either side closes it; `span` names the room in the
 /// connection's log lines.
 pub(crate) async fn run(
-    socket: Socket,
+    socket: WebSocket,
     room: RoomHandle,
     config: Arc<Config>,
     span: tracing::Span,
@@ -115,7 +115,7 @@ pub(crate) async fn run(
 }
 
 async fn read_loop(
-    stream: &mut futures_util::stream::SplitStream<Socket>,
+    stream: &mut futures_util::stream::SplitStream<WebSocket>,
     room: &RoomHandle,
     conn: ConnId,
     outbox: &Outbox,
@@ -144,9 +144,8 @@ async fn read_loop(
                 continue;
             }
             Ok(Message::Close(_)) => return,
-            // Control frames count toward the rate too: a flood of pings is still a flood. (Raw
-            // frames are never read; they only exist for writing.)
-            Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_)) => {
+            // Control frames count toward the rate too: a flood of pings is still a flood.
+            Ok(Message::Ping(_) | Message::Pong(_)) => {
                 if !limit.allow(now) {
                     return flooded(outbox);
                 }
@@ -155,13 +154,14 @@ async fn read_loop(
             // A frame over the hard limit, not UTF-8, or broken: the connection ends, with the
             // close that says which.
             Err(error) => {
-                let (code, message, close) = match error {
-                    WsError::Capacity(_) => (
+                let cause = error.into_inner().downcast::<WsError>().ok().map(|e| *e);
+                let (code, message, close) = match cause {
+                    Some(WsError::Capacity(_)) => (
                         ErrorCode::TooLarge,
                         "the frame was too large",
                         close::TOO_LARGE,
                     ),
-                    WsError::Utf8(_) => (
+                    Some(WsError::Utf8(_)) => (
                         ErrorCode::TooLarge,
                         "the frame was not UTF-8",
                         close::NOT_UTF8,

@@ -13,17 +13,16 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::SinkExt;
 use futures_util::stream::SplitSink;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::time::{Instant, MissedTickBehavior};
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message, Utf8Bytes};
 use tokio_util::sync::CancellationToken;
 
 use super::ConnId;
-use crate::upgrade::Socket;
 
 /// A handle on a connection's queue, held by its room and its reader. When the last handle is
 /// dropped, the connection is closed once what is queued has been written.
@@ -54,7 +53,7 @@ impl Outbox {
     /// A queue of at most `capacity` frames in front of `sink`, and the connection's writer
     /// task, which is to be spawned.
     pub(super) fn new(
-        sink: SplitSink<Socket, Message>,
+        sink: SplitSink<WebSocket, Message>,
         capacity: usize,
         write_timeout: Duration,
         heartbeat: Heartbeat,
@@ -116,7 +115,7 @@ enum Ended {
 
 /// The writer task's state: the socket's sending half and the queue's receiving end.
 struct Writer {
-    sink: SplitSink<Socket, Message>,
+    sink: SplitSink<WebSocket, Message>,
     queue: mpsc::Receiver<Utf8Bytes>,
     close: Arc<Close>,
     write_timeout: Duration,
@@ -200,9 +199,9 @@ impl Writer {
 /// `write`, failing with [`Ended::TimedOut`] if it has waited for `limit`. Without a limit, a
 /// client that stops reading (its receive window stays shut) would hold its connection, and
 /// everything queued for it, forever.
-async fn within(
+async fn within<E>(
     limit: Duration,
-    write: impl Future<Output = Result<(), WsError>>,
+    write: impl Future<Output = Result<(), E>>,
 ) -> Result<(), Ended> {
     match tokio::time::timeout(limit, write).await {
         Ok(Ok(())) => Ok(()),
@@ -213,7 +212,7 @@ async fn within(
 
 fn close_frame(code: u16, reason: &'static str) -> Message {
     Message::Close(Some(CloseFrame {
-        code: code.into(),
+        code,
         reason: Utf8Bytes::from_static(reason),
     }))
 }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::{Game, Move, Seat, Square};
 use fourkings_protocol::{Clock, GameStatus, GameView, LegalMoves, SeatIndex};
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::clock::Clocks;
 use super::record::GameAction;

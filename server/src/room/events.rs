@@ -6,8 +6,8 @@
 
 use std::collections::VecDeque;
 
+use axum::extract::ws::Utf8Bytes;
 use fourkings_protocol::{ChatChannel, Event, SeatIndex, SeatSet, ServerMessage};
-use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 /// Who receives an event's private form (everyone else gets its public form, `hidden`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,11 +2,11 @@
 
 use std::collections::BTreeMap;
 
+use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_fen4};
 use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Seat, Square};
 use fourkings_protocol::{ArmyState, Clock, GameResult, GameView, LegalMoves, SeatIndex};
-use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::rules_view::rules_view;
 
