@@ -23,11 +23,12 @@ pub(crate) struct Args {
     /// The baseline's binary.
     #[arg(long, default_value = "target/release/baseline-server")]
     baseline: PathBuf,
-    /// Another build of the game server (say, of the commit before a change): each fan-out round
-    /// measures it too, in turn with the others, and the table compares the two builds'
-    /// deliveries per server CPU-second. This is how a trick on the hot path shows what it pays.
+    /// Another build of the game server (say, of the commit before a change; repeat the flag for
+    /// several): each fan-out round measures it too, in turn with the others, and the table
+    /// compares its deliveries per server CPU-second with this build's. This is how a trick on
+    /// the hot path shows what it pays.
     #[arg(long)]
-    against: Option<PathBuf>,
+    against: Vec<PathBuf>,
     /// Only the fan-out rounds: enough to compare two builds (`--against`), in a third of the
     /// time.
     #[arg(long)]
@@ -83,8 +84,8 @@ pub(crate) struct Args {
 enum Kind {
     Game,
     Baseline,
-    /// The other build of the game server (`--against`).
-    Against,
+    /// Another build of the game server: the `--against` binary of this index.
+    Against(usize),
 }
 
 impl Kind {
@@ -92,7 +93,7 @@ impl Kind {
         match self {
             Kind::Game => "Four Kings",
             Kind::Baseline => "baseline",
-            Kind::Against => "the other build",
+            Kind::Against(_) => "another build",
         }
     }
 }
@@ -127,7 +128,7 @@ fn start(args: &Args, kind: Kind, extra: &[String]) -> anyhow::Result<Running> {
     let program = match kind {
         Kind::Game => &args.server,
         Kind::Baseline => &args.baseline,
-        Kind::Against => args.against.as_ref().context("no --against binary")?,
+        Kind::Against(i) => &args.against[i],
     };
     // `taskset` execs the server, so the child's pid is the server's.
     let mut command = match &args.server_cores {
@@ -139,7 +140,7 @@ fn start(args: &Args, kind: Kind, extra: &[String]) -> anyhow::Result<Running> {
         None => Command::new(program),
     };
     match kind {
-        Kind::Game | Kind::Against => {
+        Kind::Game | Kind::Against(_) => {
             command
                 .args(["serve", "--addr", "127.0.0.1:0"])
                 .args(GAME_FLAGS);
@@ -273,11 +274,10 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
     // Three rounds in the smoke as well: its verdict is their median, which one noisy round
     // cannot sway.
     let rounds = if smoke { 3 } else { args.rounds.max(1) };
-    let (mut games, mut bases, mut others, mut noisy) = (Vec::new(), Vec::new(), Vec::new(), false);
+    let (mut games, mut bases, mut noisy) = (Vec::new(), Vec::new(), false);
+    let mut others: Vec<Vec<Outcome>> = args.against.iter().map(|_| Vec::new()).collect();
     let mut kinds = vec![Kind::Game, Kind::Baseline];
-    if args.against.is_some() {
-        kinds.push(Kind::Against);
-    }
+    kinds.extend((0..args.against.len()).map(Kind::Against));
     for round in 0..rounds {
         // Each server goes first in turn, so that a trend in the machine's speed weighs on all.
         let mut order = kinds.clone();
@@ -298,7 +298,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
             match kind {
                 Kind::Game => games.push(outcome),
                 Kind::Baseline => bases.push(outcome),
-                Kind::Against => others.push(outcome),
+                Kind::Against(i) => others[i].push(outcome),
             }
         }
     }
@@ -348,18 +348,9 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         target: "",
         met: None,
     });
-    let lost: u64 = games
-        .iter()
-        .chain(&bases)
-        .chain(&others)
-        .map(Outcome::lost)
-        .sum();
-    let errors: u64 = games
-        .iter()
-        .chain(&bases)
-        .chain(&others)
-        .map(|o| o.errors)
-        .sum();
+    let everyone = || games.iter().chain(&bases).chain(others.iter().flatten());
+    let lost: u64 = everyone().map(Outcome::lost).sum();
+    let errors: u64 = everyone().map(|o| o.errors).sum();
     rows.push(Row {
         scenario: fanout_label,
         measure: "lost deliveries, errors",
@@ -377,10 +368,10 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         target: "none",
         met: Some(lost == 0 && errors == 0),
     });
-    if let Some(against) = &args.against {
+    for (against, others) in args.against.iter().zip(&others) {
         let ratios: Vec<f64> = games
             .iter()
-            .zip(&others)
+            .zip(others)
             .map(|(g, o)| {
                 g.deliveries_per_server_cpu_second() / o.deliveries_per_server_cpu_second()
             })
@@ -390,7 +381,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
             scenario: format!("{label}, against {}", against.display()),
             measure: "deliveries per server CPU-second: this build / the other",
             game: format!("{:.0}", per_cpu(&games)),
-            baseline: format!("{:.0} (the other build)", per_cpu(&others)),
+            baseline: format!("{:.0} (the other build)", per_cpu(others)),
             versus: format!("**{:.2}×** (rounds {})", median(ratios), listed.join(", ")),
             target: "",
             met: None,
@@ -410,7 +401,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
 
     if args.fanout_only {
         print_table(&rows, &games, &bases, started);
-        return finish(failures);
+        return finish(&failures);
     }
 
     // 2. Many quiet rooms: 10,000 connections, one move a second a room (not in the smoke: the
@@ -594,11 +585,11 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
     }
 
     print_table(&rows, &games, &bases, started);
-    finish(failures)
+    finish(&failures)
 }
 
 /// The run's verdict: an error naming every figure out of its bounds.
-fn finish(failures: Vec<String>) -> anyhow::Result<()> {
+fn finish(failures: &[String]) -> anyhow::Result<()> {
     if !failures.is_empty() {
         bail!("out of bounds: {}", failures.join("; "));
     }
