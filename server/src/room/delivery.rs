@@ -54,6 +54,9 @@ pub(crate) struct Delivery {
     /// The frames a fan-out is sending, by connection (empty between fan-outs; kept for its
     /// capacity, since every move fans out).
     fanning: Vec<(ConnId, Utf8Bytes)>,
+    /// Connections that frames were queued for in this turn, behind nothing: they are written
+    /// out at the end of the turn ([`Delivery::write_out`]).
+    unwritten: Vec<ConnId>,
     /// Connections gone since the room last asked.
     departed: Vec<Departure>,
     metrics: Arc<Metrics>,
@@ -67,6 +70,7 @@ impl Delivery {
             durable: 0,
             held: VecDeque::new(),
             fanning: Vec::new(),
+            unwritten: Vec::new(),
             departed: Vec::new(),
             metrics,
         }
@@ -234,7 +238,8 @@ impl Delivery {
             }
         };
         match queued {
-            Queued::Waiting => {}
+            Queued::First => self.unwritten.push(id),
+            Queued::Behind => {}
             Queued::Full => {
                 // Too slow to keep up: closed; it resyncs when it reconnects.
                 let (code, reason) = fourkings_protocol::close::TOO_SLOW;
@@ -266,6 +271,16 @@ impl Delivery {
     /// The version up to which events are durable.
     pub(crate) fn durable(&self) -> u64 {
         self.durable
+    }
+
+    /// Writes what this turn queued into the connections' sockets. The room does it itself, once
+    /// a turn: handing each frame to a writer task cost a wake-up and a task switch per frame.
+    pub(crate) fn write_out(&mut self) {
+        for conn in self.unwritten.drain(..) {
+            if let Some(c) = self.conns.get(&conn) {
+                c.outbox.write_out();
+            }
+        }
     }
 
     /// Closes every connection with `code` after what is queued for it.

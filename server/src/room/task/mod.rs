@@ -288,8 +288,9 @@ impl Room {
     }
 
     /// The end of a turn of the task: connections that left are marked away, what the turn
-    /// published goes out (once durable), and the journal goes to the writer. Sending may find
-    /// more connections gone, whose absence is recorded in the same turn.
+    /// published goes out (once durable), the journal goes to the writer, and the sockets are
+    /// written. Sending may find more connections gone, whose absence is recorded in the same
+    /// turn.
     fn end_turn(&mut self) {
         loop {
             self.absorb_departures();
@@ -299,6 +300,7 @@ impl Room {
                 break;
             }
         }
+        self.delivery.write_out();
         self.report();
     }
 

@@ -212,9 +212,20 @@ async fn measure(
             )));
         }
         let noisy = outcome.usage.other_cores() > args.noisy_cores;
+        let name = match kind {
+            // Which of the other builds: its file's name.
+            Kind::Against(i) => format!(
+                "{} {}",
+                kind.name(),
+                args.against[i]
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+            ),
+            _ => kind.name().to_owned(),
+        };
         outcome.print(&format!(
-            "{label}, {}{}",
-            kind.name(),
+            "{label}, {name}{}",
             if noisy { " (noisy)" } else { "" }
         ));
         tries += 1;
