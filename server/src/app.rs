@@ -4,14 +4,15 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, Request, State};
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use fourkings_engine::Preset;
 use fourkings_protocol::{CreateRoomResponse, ErrorBody, ErrorCode, SettingsPatch};
 use tokio::sync::oneshot;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
@@ -22,7 +23,6 @@ use crate::ids::is_room_id;
 use crate::metrics::{self, Metrics};
 use crate::room::{Command, rules};
 use crate::storage::writer::StorageHandle;
-use crate::upgrade::{Handshake, Refusal};
 
 /// What every handler shares.
 #[derive(Clone)]
@@ -171,26 +171,37 @@ async fn room_info(State(state): State<AppState>, Path(id): Path<String>) -> Res
 async fn websocket(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    mut request: Request,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    if !origin_allowed(request.headers(), &state.config.allowed_origins) {
+    if !origin_allowed(&headers, &state.config.allowed_origins) {
         return error(
             StatusCode::FORBIDDEN,
             ErrorCode::ForbiddenOrigin,
             "this origin may not connect",
         );
     }
-    let handshake = match Handshake::from_request(&mut request) {
-        Ok(handshake) => handshake,
-        Err(refusal) => {
-            let mut response = error(refusal.status(), ErrorCode::NotWebSocket, refusal.message());
-            if refusal == Refusal::Version {
-                response.headers_mut().insert(
-                    header::SEC_WEBSOCKET_VERSION,
-                    header::HeaderValue::from_static("13"),
-                );
-            }
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(WebSocketUpgradeRejection::InvalidWebSocketVersionHeader(_)) => {
+            // 426 Upgrade Required, naming the version spoken (RFC 6455, section 4.4).
+            let mut response = error(
+                StatusCode::UPGRADE_REQUIRED,
+                ErrorCode::NotWebSocket,
+                "only WebSocket version 13 is spoken here",
+            );
+            response.headers_mut().insert(
+                header::SEC_WEBSOCKET_VERSION,
+                header::HeaderValue::from_static("13"),
+            );
             return response;
+        }
+        Err(rejection) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::NotWebSocket,
+                format!("a WebSocket address: {}", rejection.body_text()),
+            );
         }
     };
     if state.health.draining() {
@@ -206,26 +217,20 @@ async fn websocket(
     // and 2 KiB (which grows for a larger frame) takes 2 KB less per connection than 4 KiB did,
     // at no cost in CPU that the load generator could tell apart.
     let limit = config.max_message_bytes * 4;
-    let socket_config = WebSocketConfig::default()
-        .max_message_size(Some(limit))
-        .max_frame_size(Some(limit))
-        .read_buffer_size(2048)
-        .write_buffer_size(4096);
-    let (response, socket) = handshake.accept(socket_config);
     // A connection's lines name its room, as the room's own lines do. The span is entered for
     // those (rare) lines only: entering it for every poll of the connection was 2% of the
     // server's time under fan-out load.
     let span = tracing::info_span!("connection", room = %id);
     let tracker = state.connections;
-    tracker.clone().spawn(async move {
-        // The connection gets a task of its own once the handshake is done, so that its task
-        // holds only what it needs for as long as it lives (with the handshake's state in the
-        // same task, an idle connection took 0.9 KB more).
-        if let Some(socket) = socket.await {
-            tracker.spawn(connection::run(socket, room, config, span));
-        }
-    });
-    response
+    upgrade
+        .max_message_size(limit)
+        .max_frame_size(limit)
+        .read_buffer_size(2048)
+        .write_buffer_size(4096)
+        .on_failed_upgrade(|error| {
+            tracing::debug!(%error, "the WebSocket upgrade did not complete");
+        })
+        .on_upgrade(move |socket| tracker.track_future(connection::run(socket, room, config, span)))
 }
 
 /// `GET /api/games/<id>.pgn4` (`.pgn` for Duo): a finished game from the archive.

@@ -1,11 +1,10 @@
 //! The HTTP server: accepts TCP connections and serves each with hyper's HTTP/1.1.
 //!
-//! This is what `axum::serve` does, with two differences that matter for WebSockets. hyper serves
-//! the socket directly, so a WebSocket upgrade gets the TCP stream itself back (see
-//! [`crate::upgrade`]) instead of a boxed stream over a rewind buffer (`axum::serve` detects
-//! HTTP/2 first, which needs that buffer). And every socket has Nagle's algorithm off: a game
-//! sends small frames that must leave at once. Browsers speak HTTP/1.1 to a plain-text server,
-//! so HTTP/2 is not missed.
+//! This is what `axum::serve` does, with two differences. hyper is given a timer, which bounds
+//! how long a client may take to send a request's head (30 s): `axum::serve` gives it none, and
+//! a client that trickles its headers would hold a connection for ever. And every socket has
+//! Nagle's algorithm off: a game sends small frames that must leave at once. Browsers speak
+//! HTTP/1.1 to a plain-text server, so HTTP/2 is not missed.
 
 use std::convert::Infallible;
 use std::time::Duration;

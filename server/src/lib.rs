@@ -7,7 +7,6 @@
 //! | `config` | every setting, from flags or `FOURKINGS_*` environment variables |
 //! | `http` | accepting TCP connections and serving them with HTTP/1.1 |
 //! | `app` | the HTTP routes: room API, WebSocket upgrade, health, metrics |
-//! | `upgrade` | the WebSocket handshake, which hands a connection its TCP stream |
 //! | `health` | whether the server is up and ready for rooms (`/healthz`, `/readyz`) |
 //! | `metrics` | what the server counts, as Prometheus text (`/metrics`) |
 //! | `directory` | room ids to room handles |
@@ -42,7 +41,6 @@ mod metrics;
 mod room;
 mod rules_view;
 pub mod storage;
-mod upgrade;
 mod web;
 
 use std::net::SocketAddr;

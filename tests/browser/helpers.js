@@ -2,7 +2,7 @@
 // steps that act through the page the way a person would (clicks, drags, keys, taps).
 
 import { before, after } from "node:test";
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -14,7 +14,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(here, "..", "..");
 export const SHOTS = join(here, "screenshots");
 export const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const BINARY = join(ROOT, "target", "debug", "fourkings");
+// run.sh builds it once for every file (each test file runs in its own process).
+const BINARY = process.env.FOURKINGS_BINARY || join(ROOT, "target", "debug", "fourkings");
 
 /**
  * Starts a server and a browser before a file's tests, hands them to `use`, and stops both after
@@ -35,13 +36,13 @@ export function withServerAndBrowser(use) {
 }
 
 /**
- * Builds the server if needed and starts it on a free port; resolves `{url, stop, restart}`.
+ * Starts the server binary on a free port; resolves `{url, stop, restart}`.
  * `restart()` stops it with SIGTERM (as a deployment does) and starts it again on the same port
  * and database; it resolves once the new process listens.
  */
 export async function startServer(extraArgs = []) {
-  if (!existsSync(BINARY) || process.env.FOURKINGS_BUILD !== "0") {
-    execFileSync("cargo", ["build", "--quiet", "--bin", "fourkings"], { cwd: ROOT, stdio: "inherit" });
+  if (!existsSync(BINARY)) {
+    throw new Error(`no server binary at ${BINARY}: run the browser tests with tests/browser/run.sh, which builds it`);
   }
   // Each server keeps its rooms in its own SQLite file, as a real deployment does.
   const dataDir = mkdtempSync(join(tmpdir(), "fourkings-browser-"));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the browser tests: the real server binary and a real headless Chromium.
-# Installs nothing but the npm packages of package-lock.json (npm ci) when they are missing.
+# Runs the browser tests: the real server binary (built here, once, for every test file) and a
+# real headless Chromium. Installs nothing but the npm packages of package-lock.json (npm ci)
+# when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -17,14 +18,12 @@ if [ ! -d node_modules ]; then
   npm ci --no-audit --no-fund
 fi
 export CHROMIUM
+(cd ../.. && cargo build --locked --quiet -p fourkings-server --bin fourkings)
+target="${CARGO_TARGET_DIR:-$PWD/../../target}"
+export FOURKINGS_BINARY="$target/debug/fourkings"
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
-if [ "$node_major" -ge 20 ]; then
-  npm test
-elif [ "$node_major" -ge 18 ]; then
-  # Node 18 has no --test-concurrency: run the files one after another instead, since each one
-  # drives several browsers and a server, and two at once would compete for the machine.
-  for file in *.test.js; do node --test --test-reporter=spec "$file"; done
-else
-  echo "error: the browser tests need Node.js 18 or newer (found $(node --version))." >&2
+if [ "$node_major" -lt 20 ]; then
+  echo "error: the browser tests need Node.js 20 or newer (found $(node --version))." >&2
   exit 1
 fi
+npm test

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use fourkings_protocol::{
-    ClientMessage, CreateRoomResponse, ErrorCode, Event, LegalMoves, Presence, ServerMessage,
-    SettingsPatch, Snapshot,
+    ClientMessage, CreateRoomResponse, ErrorCode, Event, LegalMoves, Presence, SeatIndex,
+    ServerMessage, SettingsPatch, Snapshot,
 };
 use fourkings_server::{Config, Server};
 use futures_util::{SinkExt, StreamExt};
@@ -25,6 +25,13 @@ pub const WAIT: Duration = Duration::from_secs(10);
 /// between them can hold (the server's send buffer grows to 4 MB on Linux; these are about 90 MB),
 /// and a bound on a test that would otherwise flood forever.
 pub const FLOOD_LIMIT: u32 = 200_000;
+
+/// The seat numbered `index` (0–3), for the messages and the expected values of tests. Panics for
+/// any other number: a message with a seat out of range can only be sent as text (see
+/// [`Client::fails_text`]).
+pub fn seat(index: u8) -> SeatIndex {
+    SeatIndex::new(index).unwrap_or_else(|| panic!("{index} is not a seat"))
+}
 
 /// Polls `condition` until it holds, for at most `within`, and says whether it held: for a
 /// condition that no message announces (a room leaving memory, a counter of `/metrics` moving).
@@ -246,16 +253,16 @@ impl TestServer {
         let room = self.create_room(&SettingsPatch::default()).await;
         let (mut watcher, _) = self.connect(&room.id).await;
         let mut slow = self.connect_slow_reader(&room.id).await;
-        slow.take_seat(0, "Slow").await;
+        slow.take_seat(seat(0), "Slow").await;
         // The spectator reads all along, so that only the slow client falls behind.
         let seat_went_away = watcher.event_where(|_, event| {
             matches!(
                 event,
                 Event::Presence {
-                    seat: 0,
+                    seat: s,
                     presence: Presence::Away,
                     ..
-                }
+                } if *s == seat(0)
             )
             .then_some(())
         });
@@ -493,7 +500,13 @@ impl Client {
     }
 
     /// Plays `mv` (coordinate form) for `seat`, holding `token`, at `ply`; returns the answer.
-    pub async fn play_move(&mut self, seat: u8, token: &str, ply: u32, mv: &str) -> ServerMessage {
+    pub async fn play_move(
+        &mut self,
+        seat: SeatIndex,
+        token: &str,
+        ply: u32,
+        mv: &str,
+    ) -> ServerMessage {
         let (token, mv) = (token.to_owned(), mv.to_owned());
         self.request(|req| ClientMessage::Move {
             req,
@@ -516,8 +529,17 @@ impl Client {
 
     /// Sends a request and returns the answer to it (ack or error), skipping other messages.
     pub async fn request(&mut self, build: impl FnOnce(u64) -> ClientMessage) -> ServerMessage {
+        self.request_text(|req| {
+            serde_json::to_string(&build(req)).expect("client messages serialise")
+        })
+        .await
+    }
+
+    /// Sends a request written as text (for what a [`ClientMessage`] cannot hold, such as seat 4)
+    /// and returns the answer to it, skipping other messages.
+    pub async fn request_text(&mut self, build: impl FnOnce(u64) -> String) -> ServerMessage {
         let req = self.req();
-        self.send(&build(req)).await;
+        self.send_text(&build(req)).await;
         self.answer(req).await
     }
 
@@ -544,11 +566,12 @@ impl Client {
 
     /// Sends a request that must fail with `code`.
     pub async fn fails(&mut self, code: ErrorCode, build: impl FnOnce(u64) -> ClientMessage) {
-        let answer = self.request(build).await;
-        match answer {
-            ServerMessage::Error { code: c, .. } if c == code => {}
-            other => panic!("expected error {code:?}, got {other:?}"),
-        }
+        expect_error(self.request(build).await, code);
+    }
+
+    /// Sends a request written as text (see [`Client::request_text`]) that must fail with `code`.
+    pub async fn fails_text(&mut self, code: ErrorCode, build: impl FnOnce(u64) -> String) {
+        expect_error(self.request_text(build).await, code);
     }
 
     /// The next room event (with its version), skipping acks, snapshots and legal moves.
@@ -570,7 +593,7 @@ impl Client {
     }
 
     /// Takes a seat and returns its token.
-    pub async fn take_seat(&mut self, seat: u8, name: &str) -> String {
+    pub async fn take_seat(&mut self, seat: SeatIndex, name: &str) -> String {
         match self
             .ok(|req| ClientMessage::TakeSeat {
                 req,
@@ -625,6 +648,14 @@ impl Client {
     }
 }
 
+/// Panics unless `answer` is an error with `code`.
+fn expect_error(answer: ServerMessage, code: ErrorCode) {
+    match answer {
+        ServerMessage::Error { code: c, .. } if c == code => {}
+        other => panic!("expected error {code:?}, got {other:?}"),
+    }
+}
+
 /// Four people at a table: one connection each, seat `i` held by `players[i]`.
 pub struct Table {
     /// The room.
@@ -642,7 +673,7 @@ impl Table {
         let room = server.create_room(settings).await;
         let mut players = Vec::new();
         let mut tokens = Vec::new();
-        for seat in 0..4u8 {
+        for seat in SeatIndex::ALL {
             let (mut client, _) = server.connect(&room.id).await;
             tokens.push(client.take_seat(seat, &format!("player {seat}")).await);
             players.push(client);
@@ -662,9 +693,9 @@ impl Table {
 
     /// Sends `mv` (coordinate form) for `seat` at `ply` without waiting for the answer; returns
     /// the request's id.
-    pub async fn send_move(&mut self, seat: u8, ply: u32, mv: &str) -> u64 {
-        let token = self.tokens[usize::from(seat)].clone();
-        let player = &mut self.players[usize::from(seat)];
+    pub async fn send_move(&mut self, seat: SeatIndex, ply: u32, mv: &str) -> u64 {
+        let token = self.tokens[seat.index()].clone();
+        let player = &mut self.players[seat.index()];
         let req = player.req();
         player
             .send(&ClientMessage::Move {
@@ -678,10 +709,11 @@ impl Table {
         req
     }
 
-    /// Plays `moves` (seat, coordinate form) from the first ply on; each must be acknowledged.
+    /// Plays `moves` (seat number, coordinate form) from the first ply on; each must be
+    /// acknowledged.
     pub async fn play_opening(&mut self, moves: &[(u8, &str)]) {
         for (ply, &(seat, mv)) in moves.iter().enumerate() {
-            let answer = self.play(seat, ply as u32, mv).await;
+            let answer = self.play(self::seat(seat), ply as u32, mv).await;
             assert!(
                 matches!(answer, ServerMessage::Ack { .. }),
                 "ply {ply}, {mv} for seat {seat}: {answer:?}"
@@ -690,17 +722,17 @@ impl Table {
     }
 
     /// `seat` resigns (acknowledged).
-    pub async fn resign(&mut self, seat: u8) {
-        let token = self.tokens[usize::from(seat)].clone();
-        self.players[usize::from(seat)]
+    pub async fn resign(&mut self, seat: SeatIndex) {
+        let token = self.tokens[seat.index()].clone();
+        self.players[seat.index()]
             .ok(|req| ClientMessage::Resign { req, seat, token })
             .await;
     }
 
     /// Plays `mv` (coordinate form) for `seat` at the current ply and returns the answer.
-    pub async fn play(&mut self, seat: u8, ply: u32, mv: &str) -> ServerMessage {
-        let token = self.tokens[usize::from(seat)].clone();
-        self.players[usize::from(seat)]
+    pub async fn play(&mut self, seat: SeatIndex, ply: u32, mv: &str) -> ServerMessage {
+        let token = self.tokens[seat.index()].clone();
+        self.players[seat.index()]
             .play_move(seat, &token, ply, mv)
             .await
     }

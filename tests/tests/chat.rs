@@ -4,6 +4,7 @@
 use fourkings_protocol::{ChatChannel, ChatLine, ClientMessage, ErrorCode, Event, SettingsPatch};
 use fourkings_tests::{Client, Table, TestServer};
 
+/// A chat message from seat number `seat`, if any.
 fn say(
     seat: Option<u8>,
     token: Option<String>,
@@ -15,7 +16,7 @@ fn say(
         req,
         channel,
         text,
-        seat,
+        seat: seat.map(fourkings_tests::seat),
         token,
     }
 }
@@ -55,7 +56,12 @@ async fn room_chat_reaches_everyone_and_team_chat_only_partners() {
                 line.name.as_str(),
                 line.text.as_str()
             ),
-            (ChatChannel::Room, Some(0), "player 0", text)
+            (
+                ChatChannel::Room,
+                Some(fourkings_tests::seat(0)),
+                "player 0",
+                text
+            )
         );
     }
     // Team chat: Red's partner Yellow reads it; Blue, Green and the spectator see only that an

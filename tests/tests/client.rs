@@ -8,7 +8,7 @@ use fourkings_tests::TestServer;
 fn args(link: &str, seat: u8, host_token: Option<String>) -> ClientArgs {
     ClientArgs {
         link: link.to_owned(),
-        seats: vec![seat],
+        seats: vec![fourkings_tests::seat(seat)],
         name: format!("client {seat}"),
         start: host_token.is_some(),
         host_token,

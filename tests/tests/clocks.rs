@@ -4,7 +4,7 @@
 use fourkings_protocol::{
     ClientMessage, ErrorCode, Event, GameChange, ServerMessage, SettingsPatch,
 };
-use fourkings_tests::{Table, TestServer};
+use fourkings_tests::{Table, TestServer, seat};
 
 #[tokio::test]
 async fn every_diff_and_snapshot_says_when_the_turn_ends() {
@@ -28,7 +28,7 @@ async fn every_diff_and_snapshot_says_when_the_turn_ends() {
     assert!(remaining <= 600 && remaining > 300, "{remaining}");
     assert!(started.clock.turn_ends_at.is_some());
     assert!(matches!(
-        table.play(0, 0, "h2h4").await,
+        table.play(seat(0), 0, "h2h4").await,
         ServerMessage::Ack { .. }
     ));
     let moved = table.players[2]
@@ -65,14 +65,17 @@ async fn when_the_turn_limit_runs_out_the_cpu_plays_the_move_for_the_player() {
             _ => None,
         })
         .await;
-    assert_eq!((moved.seat, moved.ply, moved.to_move), (0, 1, Some(1)));
+    assert_eq!(
+        (moved.seat, moved.ply, moved.to_move),
+        (seat(0), 1, Some(seat(1)))
+    );
     assert!(moved.automatic, "played for the player");
     // Red's late move is refused; the game went on.
     let token = table.tokens[0].clone();
     table.players[0]
         .fails(ErrorCode::StalePly, |req| ClientMessage::Move {
             req,
-            seat: 0,
+            seat: seat(0),
             token,
             ply: 0,
             mv: "h2h4".into(),
@@ -81,12 +84,12 @@ async fn when_the_turn_limit_runs_out_the_cpu_plays_the_move_for_the_player() {
     // Blue moves in time: not automatic.
     let legal = table.players[1].legal_moves().await;
     assert!(matches!(
-        table.play(1, 1, &legal.moves[0]).await,
+        table.play(seat(1), 1, &legal.moves[0]).await,
         ServerMessage::Ack { .. }
     ));
     let moved = table.players[2]
         .event_where(|_, e| match e {
-            Event::Moved(m) if m.seat == 1 => Some(m.clone()),
+            Event::Moved(m) if m.seat == seat(1) => Some(m.clone()),
             _ => None,
         })
         .await;
@@ -106,7 +109,7 @@ async fn duo_team_banks_run_only_on_their_turns_and_an_empty_bank_loses() {
     // W1 thinks for 50 ms (this sleep makes the time to measure; it waits for no condition).
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     assert!(matches!(
-        table.play(0, 0, "e2e4").await,
+        table.play(seat(0), 0, "e2e4").await,
         ServerMessage::Ack { .. }
     ));
     let moved = table.players[1]
@@ -132,6 +135,6 @@ async fn duo_team_banks_run_only_on_their_turns_and_an_empty_bank_loses() {
         .await;
     assert_eq!(
         (result.reason.as_str(), result.winners),
-        ("timeout", vec![0, 2])
+        ("timeout", vec![seat(0), seat(2)])
     );
 }

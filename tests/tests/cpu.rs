@@ -13,7 +13,7 @@ use fourkings_protocol::{
     ClientMessage, CpuLevel, Event, GameChange, ServerMessage, SettingsPatch,
 };
 use fourkings_server::cpu::{CpuRequest, RandomMover, Strategy};
-use fourkings_tests::{Table, TestServer, WAIT, eventually};
+use fourkings_tests::{Table, TestServer, WAIT, eventually, seat};
 
 #[tokio::test]
 async fn a_room_of_cpu_seats_plays_to_the_end_on_its_own() {
@@ -73,10 +73,10 @@ async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
             matches!(
                 e,
                 Event::Presence {
-                    seat: 0,
+                    seat: s,
                     presence: fourkings_protocol::Presence::CpuPlaying,
                     ..
-                }
+                } if *s == seat(0)
             )
             .then_some(())
         })
@@ -94,7 +94,7 @@ async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
     let answer = red
         .request(|req| ClientMessage::Move {
             req,
-            seat: 0,
+            seat: seat(0),
             token,
             ply: 0,
             mv: "h2h4".into(),
@@ -133,14 +133,14 @@ async fn walking_kings_are_moved_by_the_server_on_their_turns() {
     table
         .play_opening(&[(0, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")])
         .await;
-    table.resign(1).await;
+    table.resign(seat(1)).await;
     assert!(matches!(
-        table.play(0, 4, "h4h5").await,
+        table.play(seat(0), 4, "h4h5").await,
         ServerMessage::Ack { .. }
     ));
     let walk = table.players[2]
         .event_where(|_, e| match e {
-            Event::Moved(m) if m.seat == 1 => Some(m.clone()),
+            Event::Moved(m) if m.seat == seat(1) => Some(m.clone()),
             _ => None,
         })
         .await;
@@ -148,7 +148,7 @@ async fn walking_kings_are_moved_by_the_server_on_their_turns() {
     // first walk with Blue's `R`).
     assert!(walk.automatic);
     assert!(walk.text.starts_with('K'), "{}", walk.text);
-    assert_eq!(walk.to_move, Some(2));
+    assert_eq!(walk.to_move, Some(seat(2)));
 }
 
 /// A CPU that thinks until the room cancels it, and says so.
@@ -275,7 +275,7 @@ async fn offer_draw_to_cpus(strategy: Arc<dyn Strategy>) -> GameChange {
     let server = TestServer::with_strategy(|_| {}, strategy).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut person, _) = server.connect(&room.id).await;
-    let token = person.take_seat(0, "person").await;
+    let token = person.take_seat(seat(0), "person").await;
     let host_token = room.host_token.clone();
     person
         .ok(|req| ClientMessage::Start { req, host_token })
@@ -283,7 +283,7 @@ async fn offer_draw_to_cpus(strategy: Arc<dyn Strategy>) -> GameChange {
     person
         .ok(|req| ClientMessage::OfferDraw {
             req,
-            seat: 0,
+            seat: seat(0),
             token,
         })
         .await;

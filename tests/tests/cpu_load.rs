@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
 use fourkings_server::cpu::EngineBot;
-use fourkings_tests::TestServer;
+use fourkings_tests::{TestServer, seat};
 use tokio::sync::Barrier;
 
 const ROOMS: usize = 100;
@@ -24,7 +24,7 @@ const MOVES: usize = 3;
 async fn play_room(server: Arc<TestServer>, ready: Arc<Barrier>) -> Vec<Duration> {
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut person, _) = server.connect(&room.id).await;
-    let token = person.take_seat(0, "person").await;
+    let token = person.take_seat(seat(0), "person").await;
     // Every room is set up before any game starts: the setup is not what is measured.
     ready.wait().await;
     let host_token = room.host_token.clone();
@@ -36,7 +36,7 @@ async fn play_room(server: Arc<TestServer>, ready: Arc<Barrier>) -> Vec<Duration
     while latencies.len() < MOVES {
         // Wait for the person's turn (the CPUs play in between), or the end of the game.
         let moves = match person.next().await {
-            ServerMessage::LegalMoves { moves, .. } if moves.seat == 0 => moves,
+            ServerMessage::LegalMoves { moves, .. } if moves.seat == seat(0) => moves,
             ServerMessage::Event {
                 event: Event::Moved(m),
                 ..
@@ -48,7 +48,7 @@ async fn play_room(server: Arc<TestServer>, ready: Arc<Barrier>) -> Vec<Duration
         let answer = person
             .request(|req| ClientMessage::Move {
                 req,
-                seat: 0,
+                seat: seat(0),
                 token,
                 ply,
                 mv,

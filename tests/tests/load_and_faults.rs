@@ -29,7 +29,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{
-    ClientMessage, ErrorCode, Event, GameStatus, LegalMoves, ServerMessage, SettingsPatch,
+    ClientMessage, ErrorCode, Event, GameStatus, LegalMoves, SeatIndex, ServerMessage,
+    SettingsPatch,
 };
 use fourkings_tests::model::{Model, Step};
 use fourkings_tests::{Client, TestServer, WAIT};
@@ -137,7 +138,7 @@ impl Stats {
 struct Player {
     server: Arc<TestServer>,
     room: String,
-    seat: u8,
+    seat: SeatIndex,
     token: String,
     model: Model,
     rng: ChaCha8Rng,
@@ -181,7 +182,7 @@ impl Player {
     async fn seat(
         server: Arc<TestServer>,
         room: &str,
-        seat: u8,
+        seat: SeatIndex,
         seed: u64,
     ) -> Result<Player, String> {
         let (client, snapshot) = server.connect(room).await;
@@ -603,9 +604,9 @@ async fn open_room(
         })
         .await;
     let mut players = Vec::new();
-    for seat in 0..4u8 {
+    for seat in SeatIndex::ALL {
         let player_seed =
-            seed ^ (((index as u64) << 8) | u64::from(seat)).wrapping_mul(0x9e37_79b9);
+            seed ^ (((index as u64) << 8) | u64::from(seat.get())).wrapping_mul(0x9e37_79b9);
         players.push(Player::seat(server.clone(), &room.id, seat, player_seed).await?);
     }
     Ok((room.id, room.host_token, players))

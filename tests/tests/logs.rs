@@ -5,8 +5,10 @@
 //! seat its seat; and no secret (a seat token, the host token, even a wrong token someone sent)
 //! may appear in any line. The default format is readable text, with the room in its lines too.
 
-use fourkings_protocol::{ChatChannel, ClientMessage, CreateRoomResponse, ServerMessage};
-use fourkings_tests::{Client, ServerProcess, TempDir, fourkings_binary};
+use fourkings_protocol::{
+    ChatChannel, ClientMessage, CreateRoomResponse, SeatIndex, ServerMessage,
+};
+use fourkings_tests::{Client, ServerProcess, TempDir, fourkings_binary, seat};
 use serde_json::Value;
 
 /// Moves each person plays (the CPUs answer each one).
@@ -33,7 +35,7 @@ async fn open(base: &str, room: &str) -> Client {
 }
 
 /// Plays one of the legal moves for `seat` when they arrive; false once the game is over.
-async fn play_one(client: &mut Client, seat: u8, token: &str) -> bool {
+async fn play_one(client: &mut Client, seat: SeatIndex, token: &str) -> bool {
     loop {
         match client.next().await {
             ServerMessage::LegalMoves { moves, .. } if moves.seat == seat => {
@@ -85,14 +87,14 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
     let mut secrets = vec![room.host_token.clone()];
     let mut ann = open(&base, &room.id).await;
     let mut cleo = open(&base, &room.id).await;
-    let ann_token = ann.take_seat(0, "Ann").await;
-    let cleo_token = cleo.take_seat(2, "Cleo").await;
+    let ann_token = ann.take_seat(seat(0), "Ann").await;
+    let cleo_token = cleo.take_seat(seat(2), "Cleo").await;
     secrets.extend([ann_token.clone(), cleo_token.clone()]);
     ann.ok(|req| ClientMessage::Chat {
         req,
         channel: ChatChannel::Team,
         text: "good luck".into(),
-        seat: Some(0),
+        seat: Some(seat(0)),
         token: Some(ann_token.clone()),
     })
     .await;
@@ -102,7 +104,7 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
     let answer = cleo
         .request(|req| ClientMessage::Move {
             req,
-            seat: 2,
+            seat: seat(2),
             token: guess,
             ply: 0,
             mv: "h2h3".into(),
@@ -112,7 +114,9 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
     let host_token = room.host_token.clone();
     ann.ok(|req| ClientMessage::Start { req, host_token }).await;
     for _ in 0..MOVES {
-        if !play_one(&mut ann, 0, &ann_token).await || !play_one(&mut cleo, 2, &cleo_token).await {
+        if !play_one(&mut ann, seat(0), &ann_token).await
+            || !play_one(&mut cleo, seat(2), &cleo_token).await
+        {
             break;
         }
     }

@@ -17,7 +17,7 @@ use fourkings_protocol::{
 };
 use fourkings_server::storage::memory::MemoryStorage;
 use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
-use fourkings_tests::{Table, TestServer};
+use fourkings_tests::{Table, TestServer, seat};
 
 /// The samples of a scrape: `name{labels}` → value.
 async fn scrape(server: &TestServer) -> BTreeMap<String, f64> {
@@ -68,7 +68,7 @@ async fn metrics_count_what_a_game_did() {
     table
         .play_opening(&[(0, "h2h3"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")])
         .await;
-    let answer = table.play(1, 4, "c7d7").await;
+    let answer = table.play(seat(1), 4, "c7d7").await;
     assert!(
         matches!(
             answer,
@@ -79,7 +79,7 @@ async fn metrics_count_what_a_game_did() {
         ),
         "{answer:?}"
     );
-    let answer = table.play(0, 4, "h3h9").await;
+    let answer = table.play(seat(0), 4, "h3h9").await;
     assert!(
         matches!(
             answer,
@@ -98,10 +98,10 @@ async fn metrics_count_what_a_game_did() {
             matches!(
                 e,
                 Event::Presence {
-                    seat: 1,
+                    seat: s,
                     presence: Presence::Away,
                     ..
-                }
+                } if *s == seat(1)
             )
             .then_some(())
         })
@@ -121,7 +121,7 @@ async fn metrics_count_what_a_game_did() {
     table.players[0]
         .ok(|req| ClientMessage::Resign {
             req,
-            seat: 0,
+            seat: seat(0),
             token: red,
         })
         .await;
@@ -129,7 +129,7 @@ async fn metrics_count_what_a_game_did() {
     // A person with three CPUs, watched by a spectator: the CPUs answer the person's move.
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut person, _) = server.connect(&room.id).await;
-    let token = person.take_seat(0, "solo").await;
+    let token = person.take_seat(seat(0), "solo").await;
     let host_token = room.host_token.clone();
     person
         .ok(|req| ClientMessage::Start { req, host_token })
@@ -138,7 +138,7 @@ async fn metrics_count_what_a_game_did() {
     let answer = person
         .request(|req| ClientMessage::Move {
             req,
-            seat: 0,
+            seat: seat(0),
             token: token.clone(),
             ply: 0,
             mv: "h2h3".into(),
@@ -147,7 +147,7 @@ async fn metrics_count_what_a_game_did() {
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     // The three CPU moves have been played once the person may move again.
     let legal = person.legal_moves().await;
-    assert_eq!((legal.seat, legal.ply), (0, 4));
+    assert_eq!((legal.seat, legal.ply), (seat(0), 4));
     spectator.drain().await;
 
     let after = scrape(&server).await;

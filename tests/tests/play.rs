@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use fourkings_protocol::{
-    ClientMessage, ErrorCode, Event, GameChange, ServerMessage, SettingsPatch,
+    ClientMessage, ErrorCode, Event, GameChange, SeatIndex, ServerMessage, SettingsPatch,
 };
-use fourkings_tests::{Store, Table, TestServer, on_every_store};
+use fourkings_tests::{Store, Table, TestServer, on_every_store, seat};
 
 /// The next `moved` event a client sees.
 async fn next_move(client: &mut fourkings_tests::Client) -> (u64, fourkings_protocol::MovedEvent) {
@@ -21,7 +21,7 @@ async fn next_move(client: &mut fourkings_tests::Client) -> (u64, fourkings_prot
 /// The next `game_changed` event a client sees.
 async fn next_change(
     client: &mut fourkings_tests::Client,
-) -> (GameChange, u8, fourkings_protocol::GameView) {
+) -> (GameChange, SeatIndex, fourkings_protocol::GameView) {
     loop {
         if let (_, Event::GameChanged { what, seat, game }) = client.event().await {
             return (what, seat, game);
@@ -37,9 +37,9 @@ async fn a_move_is_one_diff_for_everyone_and_legal_moves_for_the_next_player_onl
     let (mut spectator, _) = (server.connect(&table.room.id).await.0, spectator_snapshot);
     // Red (seat 0) is to move and receives its 20 legal moves; nobody else does.
     let moves = table.players[0].legal_moves().await;
-    assert_eq!((moves.seat, moves.ply, moves.moves.len()), (0, 0, 20));
+    assert_eq!((moves.seat, moves.ply, moves.moves.len()), (seat(0), 0, 20));
     assert!(moves.moves.contains(&"h2h4".to_owned()));
-    let answer = table.play(0, 0, "h2h4").await;
+    let answer = table.play(seat(0), 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     let mut versions = Vec::new();
     for client in table
@@ -56,11 +56,11 @@ async fn a_move_is_one_diff_for_everyone_and_legal_moves_for_the_next_player_onl
                 moved.text.as_str(),
                 moved.mv.as_str()
             ),
-            (0, 1, "h2-h4", "h2h4")
+            (seat(0), 1, "h2-h4", "h2h4")
         );
         assert_eq!(moved.changed.get("h2"), Some(&None));
         assert_eq!(moved.changed.get("h4"), Some(&Some("rP".to_owned())));
-        assert_eq!(moved.to_move, Some(1));
+        assert_eq!(moved.to_move, Some(seat(1)));
         assert!(moved.checks.is_empty() && moved.result.is_none());
     }
     assert!(
@@ -69,7 +69,7 @@ async fn a_move_is_one_diff_for_everyone_and_legal_moves_for_the_next_player_onl
     );
     // Blue's connection gets Blue's legal moves; the spectator gets none.
     let blue = table.players[1].legal_moves().await;
-    assert_eq!((blue.seat, blue.ply), (1, 1));
+    assert_eq!((blue.seat, blue.ply), (seat(1), 1));
     while let Some(message) = spectator.quiet_for(Duration::from_millis(200)).await {
         assert!(
             !matches!(message, ServerMessage::LegalMoves { .. }),
@@ -94,7 +94,7 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store
     table.players[1]
         .fails(ErrorCode::NotYourTurn, |req| ClientMessage::Move {
             req,
-            seat: 1,
+            seat: seat(1),
             token: blue.clone(),
             ply: 0,
             mv: "b7c7".into(),
@@ -104,7 +104,7 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store
     table.players[1]
         .fails(ErrorCode::BadToken, |req| ClientMessage::Move {
             req,
-            seat: 0,
+            seat: seat(0),
             token: blue.clone(),
             ply: 0,
             mv: "h2h4".into(),
@@ -114,7 +114,7 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store
     table.players[0]
         .fails(ErrorCode::StalePly, |req| ClientMessage::Move {
             req,
-            seat: 0,
+            seat: seat(0),
             token: red.clone(),
             ply: 3,
             mv: "h2h4".into(),
@@ -124,7 +124,7 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store
     table.players[0]
         .fails(ErrorCode::IllegalMove, |req| ClientMessage::Move {
             req,
-            seat: 0,
+            seat: seat(0),
             token: red.clone(),
             ply: 0,
             mv: "h2h5".into(),
@@ -133,7 +133,7 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store
     table.players[0]
         .fails(ErrorCode::BadMove, |req| ClientMessage::Move {
             req,
-            seat: 0,
+            seat: seat(0),
             token: red.clone(),
             ply: 0,
             mv: "h2-h4!".into(),
@@ -141,13 +141,13 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store
         .await;
     // The move, then its resend: the resend is stale and changes nothing.
     assert!(matches!(
-        table.play(0, 0, "h2h4").await,
+        table.play(seat(0), 0, "h2h4").await,
         ServerMessage::Ack { .. }
     ));
     table.players[0]
         .fails(ErrorCode::StalePly, |req| ClientMessage::Move {
             req,
-            seat: 0,
+            seat: seat(0),
             token: red.clone(),
             ply: 0,
             mv: "h2h4".into(),
@@ -174,14 +174,14 @@ async fn resignation_with_the_partners_consent(store: Store) {
     table.players[0]
         .ok(|req| ClientMessage::Resign {
             req,
-            seat: 0,
+            seat: seat(0),
             token: red.clone(),
         })
         .await;
-    let (what, seat, game) = next_change(&mut table.players[2]).await;
+    let (what, by, game) = next_change(&mut table.players[2]).await;
     assert_eq!(
-        (what, seat, game.resignation_request),
-        (GameChange::ResignationRequested, 0, Some(0))
+        (what, by, game.resignation_request),
+        (GameChange::ResignationRequested, seat(0), Some(seat(0)))
     );
     assert!(game.result.is_none());
     // Blue cannot answer for Yellow; Yellow declines, then Red asks again and Yellow agrees.
@@ -190,7 +190,7 @@ async fn resignation_with_the_partners_consent(store: Store) {
         .fails(ErrorCode::NoResignationRequest, |req| {
             ClientMessage::AnswerResignation {
                 req,
-                seat: 1,
+                seat: seat(1),
                 token: blue.clone(),
                 accept: true,
             }
@@ -199,7 +199,7 @@ async fn resignation_with_the_partners_consent(store: Store) {
     table.players[2]
         .ok(|req| ClientMessage::AnswerResignation {
             req,
-            seat: 2,
+            seat: seat(2),
             token: yellow.clone(),
             accept: false,
         })
@@ -207,14 +207,14 @@ async fn resignation_with_the_partners_consent(store: Store) {
     table.players[0]
         .ok(|req| ClientMessage::Resign {
             req,
-            seat: 0,
+            seat: seat(0),
             token: red.clone(),
         })
         .await;
     table.players[2]
         .ok(|req| ClientMessage::AnswerResignation {
             req,
-            seat: 2,
+            seat: seat(2),
             token: yellow.clone(),
             accept: true,
         })
@@ -229,7 +229,7 @@ async fn resignation_with_the_partners_consent(store: Store) {
     let result = game.result.expect("the game is over");
     assert_eq!(
         (result.reason.as_str(), result.winners),
-        ("resignation", vec![1, 3])
+        ("resignation", vec![seat(1), seat(3)])
     );
 }
 
@@ -242,23 +242,23 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
     table.players[0]
         .ok(|req| ClientMessage::OfferDraw {
             req,
-            seat: 0,
+            seat: seat(0),
             token: tokens[0].clone(),
         })
         .await;
     let (what, _, game) = next_change(&mut table.players[1]).await;
     assert_eq!(
         (what, game.draw_offer.as_slice()),
-        (GameChange::DrawOffered, &[0u8][..])
+        (GameChange::DrawOffered, &[seat(0)][..])
     );
     assert!(matches!(
-        table.play(0, 0, "h2h4").await,
+        table.play(seat(0), 0, "h2h4").await,
         ServerMessage::Ack { .. }
     ));
     table.players[1]
         .fails(ErrorCode::NoDrawOffer, |req| ClientMessage::AnswerDraw {
             req,
-            seat: 1,
+            seat: seat(1),
             token: tokens[1].clone(),
             accept: true,
         })
@@ -267,13 +267,13 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
     table.players[1]
         .ok(|req| ClientMessage::OfferDraw {
             req,
-            seat: 1,
+            seat: seat(1),
             token: tokens[1].clone(),
         })
         .await;
-    for seat in [2u8, 3] {
-        let token = tokens[usize::from(seat)].clone();
-        table.players[usize::from(seat)]
+    for seat in [seat(2), seat(3)] {
+        let token = tokens[seat.index()].clone();
+        table.players[seat.index()]
             .ok(|req| ClientMessage::AnswerDraw {
                 req,
                 seat,
@@ -290,7 +290,7 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
     table.players[0]
         .ok(|req| ClientMessage::AnswerDraw {
             req,
-            seat: 0,
+            seat: seat(0),
             token: tokens[0].clone(),
             accept: true,
         })
@@ -313,14 +313,14 @@ async fn a_declined_draw_offer_ends(store: Store) {
     table.players[0]
         .ok(|req| ClientMessage::OfferDraw {
             req,
-            seat: 0,
+            seat: seat(0),
             token: tokens[0].clone(),
         })
         .await;
     table.players[3]
         .ok(|req| ClientMessage::AnswerDraw {
             req,
-            seat: 3,
+            seat: seat(3),
             token: tokens[3].clone(),
             accept: false,
         })
@@ -328,7 +328,7 @@ async fn a_declined_draw_offer_ends(store: Store) {
     table.players[1]
         .fails(ErrorCode::NoDrawOffer, |req| ClientMessage::AnswerDraw {
             req,
-            seat: 1,
+            seat: seat(1),
             token: tokens[1].clone(),
             accept: true,
         })
@@ -345,7 +345,7 @@ async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed(s
     let mut table = Table::seat_four(&server, &settings, true).await;
     let tokens = table.tokens.clone();
     assert!(matches!(
-        table.play(0, 0, "h2h4").await,
+        table.play(seat(0), 0, "h2h4").await,
         ServerMessage::Ack { .. }
     ));
     // Blue's team may not take back Red's move; Yellow (Red's partner) may.
@@ -353,7 +353,7 @@ async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed(s
         .fails(ErrorCode::NothingToTakeBack, |req| {
             ClientMessage::TakeBack {
                 req,
-                seat: 1,
+                seat: seat(1),
                 token: tokens[1].clone(),
             }
         })
@@ -361,21 +361,21 @@ async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed(s
     table.players[2]
         .ok(|req| ClientMessage::TakeBack {
             req,
-            seat: 2,
+            seat: seat(2),
             token: tokens[2].clone(),
         })
         .await;
-    let (what, seat, game) = next_change(&mut table.players[0]).await;
+    let (what, by, game) = next_change(&mut table.players[0]).await;
     assert_eq!(
-        (what, seat, game.ply, game.to_move),
-        (GameChange::TakenBack, 2, 0, Some(0))
+        (what, by, game.ply, game.to_move),
+        (GameChange::TakenBack, seat(2), 0, Some(seat(0)))
     );
     assert_eq!(game.pieces.get("h2").map(String::as_str), Some("rP"));
     assert_eq!(game.lifelines, [1, 2]);
     // Red must choose a different move.
     let legal = table.players[0].legal_moves().await;
     assert!(!legal.moves.contains(&"h2h4".to_owned()));
-    let answer = table.play(0, 0, "h2h4").await;
+    let answer = table.play(seat(0), 0, "h2h4").await;
     assert!(
         matches!(
             answer,
@@ -387,7 +387,7 @@ async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed(s
         "{answer:?}"
     );
     assert!(matches!(
-        table.play(0, 0, "h2h3").await,
+        table.play(seat(0), 0, "h2h3").await,
         ServerMessage::Ack { .. }
     ));
 }
@@ -406,7 +406,7 @@ async fn claiming_the_win_goes_through_the_same_path(store: Store) {
     table.players[0]
         .fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin {
             req,
-            seat: 0,
+            seat: seat(0),
             token: tokens[0].clone(),
         })
         .await;
@@ -416,7 +416,7 @@ async fn claiming_the_win_goes_through_the_same_path(store: Store) {
     teams.players[0]
         .fails(ErrorCode::NotAllowed, |req| ClientMessage::ClaimWin {
             req,
-            seat: 0,
+            seat: seat(0),
             token,
         })
         .await;
@@ -431,22 +431,22 @@ async fn a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on(sto
     table.players[1]
         .ok(|req| ClientMessage::Resign {
             req,
-            seat: 1,
+            seat: seat(1),
             token: tokens[1].clone(),
         })
         .await;
-    let (what, seat, game) = next_change(&mut table.players[0]).await;
-    assert_eq!((what, seat), (GameChange::Resigned, 1));
+    let (what, by, game) = next_change(&mut table.players[0]).await;
+    assert_eq!((what, by), (GameChange::Resigned, seat(1)));
     assert_eq!(game.armies[1], fourkings_protocol::ArmyState::Out);
     assert!(game.result.is_none());
     assert!(matches!(
-        table.play(0, 0, "h2h4").await,
+        table.play(seat(0), 0, "h2h4").await,
         ServerMessage::Ack { .. }
     ));
     let (_, moved) = next_move(&mut table.players[2]).await;
     assert_eq!(
         moved.to_move,
-        Some(2),
+        Some(seat(2)),
         "Blue is out: Yellow moves after Red"
     );
 }

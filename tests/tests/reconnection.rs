@@ -6,11 +6,11 @@
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{
-    ClientMessage, ErrorCode, Event, GameChange, Presence, ServerMessage, SettingsPatch,
+    ClientMessage, ErrorCode, Event, GameChange, Presence, SeatIndex, ServerMessage, SettingsPatch,
 };
-use fourkings_tests::{Client, Store, Table, TestServer, WAIT, eventually, on_every_store};
+use fourkings_tests::{Client, Store, Table, TestServer, WAIT, eventually, on_every_store, seat};
 
-async fn presence_of(client: &mut Client, seat: u8) -> Presence {
+async fn presence_of(client: &mut Client, seat: SeatIndex) -> Presence {
     client
         .event_where(|_, e| match e {
             Event::Presence {
@@ -43,24 +43,27 @@ async fn a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_onl
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let blue = table.players.remove(1);
     blue.close().await;
-    assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::Away);
+    assert_eq!(
+        presence_of(&mut table.players[0], seat(1)).await,
+        Presence::Away
+    );
     let mut blue = reconnect(&server, &table.room.id, &table.tokens[1]).await;
     assert_eq!(
-        presence_of(&mut table.players[0], 1).await,
+        presence_of(&mut table.players[0], seat(1)).await,
         Presence::Online
     );
     // Red moves; Blue, back, receives its legal moves and plays.
     assert!(matches!(
-        table.play(0, 0, "h2h4").await,
+        table.play(seat(0), 0, "h2h4").await,
         ServerMessage::Ack { .. }
     ));
     let legal = blue.legal_moves().await;
-    assert_eq!(legal.seat, 1);
+    assert_eq!(legal.seat, seat(1));
     let token = table.tokens[1].clone();
     let mv = legal.moves[0].clone();
     blue.ok(|req| ClientMessage::Move {
         req,
-        seat: 1,
+        seat: seat(1),
         token,
         ply: 1,
         mv,
@@ -68,7 +71,7 @@ async fn a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_onl
     .await;
     let moved = table.players[0]
         .event_where(|_, e| match e {
-            Event::Moved(m) if m.seat == 1 => Some(m.clone()),
+            Event::Moved(m) if m.seat == seat(1) => Some(m.clone()),
             _ => None,
         })
         .await;
@@ -82,9 +85,12 @@ async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_bac
     let blue = table.players.remove(1);
     blue.close().await;
     let dropped = Instant::now();
-    assert_eq!(presence_of(&mut table.players[0], 1).await, Presence::Away);
     assert_eq!(
-        presence_of(&mut table.players[0], 1).await,
+        presence_of(&mut table.players[0], seat(1)).await,
+        Presence::Away
+    );
+    assert_eq!(
+        presence_of(&mut table.players[0], seat(1)).await,
         Presence::CpuPlaying
     );
     assert!(
@@ -93,12 +99,12 @@ async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_bac
     );
     // Red moves; the CPU answers for Blue.
     assert!(matches!(
-        table.play(0, 0, "h2h4").await,
+        table.play(seat(0), 0, "h2h4").await,
         ServerMessage::Ack { .. }
     ));
     let moved = table.players[0]
         .event_where(|_, e| match e {
-            Event::Moved(m) if m.seat == 1 => Some(m.clone()),
+            Event::Moved(m) if m.seat == seat(1) => Some(m.clone()),
             _ => None,
         })
         .await;
@@ -106,16 +112,16 @@ async fn after_the_grace_period_the_cpu_plays_for_the_player_until_they_come_bac
     // Blue comes back mid-game and plays its own moves again.
     let blue = reconnect(&server, &table.room.id, &table.tokens[1]).await;
     table.players.insert(1, blue);
-    for (seat, ply) in [(2u8, 2u32), (3, 3), (0, 4)] {
-        let legal = table.players[usize::from(seat)].legal_moves().await;
+    for (seat, ply) in [(seat(2), 2u32), (seat(3), 3), (seat(0), 4)] {
+        let legal = table.players[seat.index()].legal_moves().await;
         assert_eq!((legal.seat, legal.ply), (seat, ply));
         let answer = table.play(seat, ply, &legal.moves[0]).await;
         assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     }
     let legal = table.players[1].legal_moves().await;
-    assert_eq!((legal.seat, legal.ply), (1, 5));
+    assert_eq!((legal.seat, legal.ply), (seat(1), 5));
     assert!(matches!(
-        table.play(1, 5, &legal.moves[0]).await,
+        table.play(seat(1), 5, &legal.moves[0]).await,
         ServerMessage::Ack { .. }
     ));
     let moved = table.players[0]
@@ -145,7 +151,7 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
     table.players[1]
         .fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin {
             req,
-            seat: 1,
+            seat: seat(1),
             token: tokens[1].clone(),
         })
         .await;
@@ -154,23 +160,23 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
     let clock = table.players[1]
         .event_where(|_, e| match e {
             Event::Presence {
-                seat: 2,
+                seat: s,
                 presence: Presence::Away,
                 clock,
-            } => Some(clock.clone()),
+            } if *s == seat(2) => Some(clock.clone()),
             _ => None,
         })
         .await;
     assert!(clock.paused, "Duo stops its clocks while a player is away");
     assert_eq!(
-        presence_of(&mut table.players[1], 2).await,
+        presence_of(&mut table.players[1], seat(2)).await,
         Presence::Gone,
         "no CPU plays in Duo"
     );
     table.players[1]
         .ok(|req| ClientMessage::ClaimWin {
             req,
-            seat: 1,
+            seat: seat(1),
             token: tokens[1].clone(),
         })
         .await;
@@ -184,7 +190,7 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
         .await;
     assert_eq!(
         (result.reason.as_str(), result.winners),
-        ("abandonment", vec![1, 3])
+        ("abandonment", vec![seat(1), seat(3)])
     );
 }
 
@@ -200,7 +206,10 @@ async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats(store: Store)
     // good as dead.
     let green = table.players.remove(3);
     let started = Instant::now();
-    assert_eq!(presence_of(&mut table.players[0], 3).await, Presence::Away);
+    assert_eq!(
+        presence_of(&mut table.players[0], seat(3)).await,
+        Presence::Away
+    );
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "found within a few heartbeats: {:?}",

@@ -2,13 +2,13 @@
 //! always opening); a switch-partners session plays three games with every pairing once and ends
 //! with the standings.
 
-use fourkings_protocol::{ClientMessage, ErrorCode, Event, SessionView, SettingsPatch};
-use fourkings_tests::{Client, Table, TestServer};
+use fourkings_protocol::{ClientMessage, ErrorCode, Event, SeatIndex, SessionView, SettingsPatch};
+use fourkings_tests::{Client, Table, TestServer, seat};
 
 /// Ends the current game: `seat` resigns for its team.
-async fn resign(table: &mut Table, seat: u8) {
-    let token = table.tokens[usize::from(seat)].clone();
-    table.players[usize::from(seat)]
+async fn resign(table: &mut Table, seat: SeatIndex) {
+    let token = table.tokens[seat.index()].clone();
+    table.players[seat.index()]
         .ok(|req| ClientMessage::Resign { req, seat, token })
         .await;
 }
@@ -18,7 +18,7 @@ async fn rematch(
 ) -> (
     Vec<fourkings_protocol::SeatView>,
     fourkings_protocol::GameView,
-    Option<[u8; 4]>,
+    Option<[SeatIndex; 4]>,
 ) {
     let host = table.room.host_token.clone();
     table.players[0]
@@ -59,7 +59,7 @@ async fn a_rematch_keeps_the_seats_and_moves_the_first_seat_on() {
             host_token: host.clone(),
         })
         .await;
-    resign(&mut table, 1).await;
+    resign(&mut table, seat(1)).await;
     let token = table.tokens[1].clone();
     table.players[1]
         .fails(ErrorCode::NotHost, |req| ClientMessage::Rematch {
@@ -73,14 +73,14 @@ async fn a_rematch_keeps_the_seats_and_moves_the_first_seat_on() {
     assert_eq!(names, ["player 0", "player 1", "player 2", "player 3"]);
     assert_eq!(
         (game.first_seat, game.to_move, game.ply),
-        (1, Some(1), 0),
+        (seat(1), Some(seat(1)), 0),
         "Blue opens the rematch"
     );
     assert!(game.result.is_none());
     // The seats' tokens still work: Blue plays the first move.
     let legal = table.players[1].legal_moves().await;
     assert!(matches!(
-        table.play(1, 0, &legal.moves[0]).await,
+        table.play(seat(1), 0, &legal.moves[0]).await,
         fourkings_protocol::ServerMessage::Ack { .. }
     ));
     // Without rotation the first seat stays.
@@ -89,9 +89,9 @@ async fn a_rematch_keeps_the_seats_and_moves_the_first_seat_on() {
         ..SettingsPatch::default()
     };
     let mut table = Table::seat_four(&server, &fixed, true).await;
-    resign(&mut table, 0).await;
+    resign(&mut table, seat(0)).await;
     let (_, game, _) = rematch(&mut table).await;
-    assert_eq!(game.first_seat, 0);
+    assert_eq!(game.first_seat, seat(0));
 }
 
 /// RULES.md 7 and 9: "White moves first in every game, rematches included" and "In Duo the
@@ -101,18 +101,18 @@ async fn a_rematch_keeps_the_seats_and_moves_the_first_seat_on() {
 async fn a_duo_rematch_starts_with_white_and_moves_the_people_round_the_seats() {
     let server = TestServer::start().await;
     let mut table = Table::seat_four(&server, &SettingsPatch::preset("duo"), true).await;
-    resign(&mut table, 1).await;
+    resign(&mut table, seat(1)).await;
     let (seats, game, moves) = rematch(&mut table).await;
     assert_eq!(
         moves,
-        Some([3, 0, 1, 2]),
+        Some([3, 0, 1, 2].map(seat)),
         "W1 → B2, B1 → W1, W2 → B1, B2 → W2"
     );
     let names: Vec<_> = seats.iter().map(|s| s.name.clone().unwrap()).collect();
     assert_eq!(names, ["player 1", "player 2", "player 3", "player 0"]);
     assert_eq!(
         (game.first_seat, game.to_move, game.ply),
-        (0, Some(0), 0),
+        (seat(0), Some(seat(0)), 0),
         "W1 opens, as in every Duo game"
     );
     assert!(game.fen.contains(" w "), "White to move: {}", game.fen);
@@ -121,7 +121,7 @@ async fn a_duo_rematch_starts_with_white_and_moves_the_people_round_the_seats() 
     let legal = table.players[1].legal_moves().await;
     let token = table.tokens[1].clone();
     let answer = table.players[1]
-        .play_move(0, &token, 0, &legal.moves[0])
+        .play_move(seat(0), &token, 0, &legal.moves[0])
         .await;
     assert!(
         matches!(answer, fourkings_protocol::ServerMessage::Ack { .. }),
@@ -133,24 +133,24 @@ async fn a_duo_rematch_starts_with_white_and_moves_the_people_round_the_seats() 
     table.players[1]
         .ok(|req| ClientMessage::Resign {
             req,
-            seat: 0,
+            seat: seat(0),
             token,
         })
         .await;
     let (seats, game, moves) = rematch(&mut table).await;
-    assert_eq!(moves, Some([3, 0, 1, 2]));
+    assert_eq!(moves, Some([3, 0, 1, 2].map(seat)));
     assert_eq!(seats[0].name.as_deref(), Some("player 2"));
-    assert_eq!(game.to_move, Some(0));
+    assert_eq!(game.to_move, Some(seat(0)));
     let fixed = SettingsPatch {
         rotate_first_seat: Some(false),
         ..SettingsPatch::preset("duo")
     };
     let mut table = Table::seat_four(&server, &fixed, true).await;
-    resign(&mut table, 0).await;
+    resign(&mut table, seat(0)).await;
     let (seats, game, moves) = rematch(&mut table).await;
     assert_eq!(moves, None);
     assert_eq!(seats[0].name.as_deref(), Some("player 0"));
-    assert_eq!(game.to_move, Some(0));
+    assert_eq!(game.to_move, Some(seat(0)));
 }
 
 #[tokio::test]
@@ -164,7 +164,7 @@ async fn a_switch_partners_session_plays_every_pairing_once_and_ends_with_standi
     let mut table = Table::seat_four(&server, &settings, true).await;
     // Persons: A = "player 0", B = "player 1", C = "player 2", D = "player 3".
     // Game 1 (A+C v B+D): B resigns, A and C win.
-    resign(&mut table, 1).await;
+    resign(&mut table, seat(1)).await;
     let view = session(&mut table.players[0]).await;
     assert_eq!(view.game, 1);
     let points = |view: &SessionView, name: &str| {
@@ -184,15 +184,15 @@ async fn a_switch_partners_session_plays_every_pairing_once_and_ends_with_standi
     );
     // Game 2: A+B v C+D. B and C swap seats; their tokens follow them.
     let (seats, _, moves) = rematch(&mut table).await;
-    assert_eq!(moves, Some([0, 2, 1, 3]));
+    assert_eq!(moves, Some([0, 2, 1, 3].map(seat)));
     let names: Vec<_> = seats.iter().map(|s| s.name.clone().unwrap()).collect();
     assert_eq!(names, ["player 0", "player 2", "player 1", "player 3"]);
     table.tokens.swap(1, 2);
     table.players.swap(1, 2);
     // A draw: everyone agrees (seat order now A, C, B, D).
-    for seat in 0..4u8 {
-        let token = table.tokens[usize::from(seat)].clone();
-        table.players[usize::from(seat)]
+    for seat in SeatIndex::ALL {
+        let token = table.tokens[seat.index()].clone();
+        table.players[seat.index()]
             .ok(|req| ClientMessage::OfferDraw { req, seat, token })
             .await;
     }
@@ -222,7 +222,7 @@ async fn a_switch_partners_session_plays_every_pairing_once_and_ends_with_standi
         table.players.push(client);
         table.tokens.push(token);
     }
-    resign(&mut table, 3).await;
+    resign(&mut table, seat(3)).await;
     let view = loop {
         let view = session(&mut table.players[0]).await;
         if view.finished {

@@ -2,7 +2,7 @@
 //! SQLite file.
 
 use fourkings_protocol::{ClientMessage, ErrorCode, Event, ServerMessage, SettingsPatch};
-use fourkings_tests::{Client, Store, Table, TestServer, on_every_store};
+use fourkings_tests::{Client, Store, Table, TestServer, on_every_store, seat};
 
 /// Everything a client receives until it has seen the event with version `v`.
 async fn events_until(client: &mut Client, v: u64) -> Vec<(u64, Event)> {
@@ -23,13 +23,13 @@ async fn every_event_adds_one_to_the_version_for_everyone(store: Store) {
     let (mut spectator, snapshot) = server.connect(&room.id).await;
     assert_eq!(snapshot.v, 0);
     let (mut a, _) = server.connect(&room.id).await;
-    a.take_seat(1, "ana").await;
+    a.take_seat(seat(1), "ana").await;
     let host = room.host_token.clone();
     // A per-seat event (the host token for seat 1) is hidden from others but keeps the count.
     a.ok(|req| ClientMessage::TransferHost {
         req,
         host_token: host.clone(),
-        seat: 1,
+        seat: seat(1),
     })
     .await;
     let seen = events_until(&mut spectator, 3).await;
@@ -71,7 +71,7 @@ async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed(s
         })
         .await;
     assert!(
-        matches!(green.next().await, ServerMessage::Ack { req: r, seats: Some(ref s), .. } if r == req && s == &vec![3])
+        matches!(green.next().await, ServerMessage::Ack { req: r, seats: Some(ref s), .. } if r == req && s == &vec![seat(3)])
     );
     let mut versions = Vec::new();
     let mut moves = 0;
@@ -81,13 +81,13 @@ async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed(s
                 // The moves, and the presence changes of Green leaving and coming back.
                 match event {
                     Event::Moved(_) => moves += 1,
-                    Event::Presence { seat: 3, .. } => {}
+                    Event::Presence { seat: s, .. } if s == seat(3) => {}
                     other => panic!("only the missed events: {other:?}"),
                 }
                 versions.push(v);
             }
             ServerMessage::LegalMoves { moves, .. } => {
-                assert_eq!((moves.seat, moves.ply), (3, 3), "Green is to move");
+                assert_eq!((moves.seat, moves.ply), (seat(3), 3), "Green is to move");
                 break;
             }
             other => panic!("only the missed events, then the legal moves: {other:?}"),
@@ -115,11 +115,11 @@ async fn events_too_old_to_replay_come_as_a_snapshot(store: Store) {
     let server = TestServer::on(store, |c| c.event_history = 3).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let moves = [
-        (0u8, "h2h4"),
-        (1, "b7c7"),
-        (2, "g13g12"),
-        (3, "m8l8"),
-        (0, "h4h5"),
+        (seat(0), "h2h4"),
+        (seat(1), "b7c7"),
+        (seat(2), "g13g12"),
+        (seat(3), "m8l8"),
+        (seat(0), "h4h5"),
     ];
     for (ply, (seat, mv)) in moves.into_iter().enumerate() {
         assert!(matches!(
@@ -157,7 +157,7 @@ async fn spectators_get_the_same_diffs_without_legal_moves(store: Store) {
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let (mut spectator, _) = server.connect(&table.room.id).await;
     assert!(matches!(
-        table.play(0, 0, "h2h4").await,
+        table.play(seat(0), 0, "h2h4").await,
         ServerMessage::Ack { .. }
     ));
     let player_view = loop {

@@ -6,7 +6,7 @@ use fourkings_protocol::{
     ChatChannel, ClaimRule, ClientMessage, ErrorCode, Event, GameFormat, ResignationRule,
     RulesView, SettingsPatch,
 };
-use fourkings_tests::{Table, TestServer};
+use fourkings_tests::{Table, TestServer, seat};
 
 /// What a fresh room of `preset` tells a spectator it lets players do.
 async fn lobby_rules(server: &TestServer, settings: &SettingsPatch) -> RulesView {
@@ -103,7 +103,7 @@ async fn silent_partners_close_team_chat_at_the_start_and_say_so() {
             req,
             channel: ChatChannel::Team,
             text: "before we start".into(),
-            seat: Some(0),
+            seat: Some(seat(0)),
             token: Some(token),
         }
     };
@@ -138,8 +138,8 @@ async fn every_move_names_the_seat_that_played_it_when_the_turn_order_skips_an_a
         .play_opening(&[(0, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")])
         .await;
     // Blue resigns while Red is to move: Blue is out, and from now on the turn skips Blue.
-    table.resign(1).await;
-    for (ply, (seat, mv)) in [(0, "h4h5"), (2, "g12g11"), (3, "l8k8")]
+    table.resign(seat(1)).await;
+    for (ply, (seat, mv)) in [(seat(0), "h4h5"), (seat(2), "g12g11"), (seat(3), "l8k8")]
         .into_iter()
         .enumerate()
     {
@@ -152,6 +152,6 @@ async fn every_move_names_the_seat_that_played_it_when_the_turn_order_skips_an_a
     let (_, snapshot) = server.connect(&table.room.id).await;
     let game = snapshot.game.expect("a game");
     assert_eq!(game.moves.len(), 7);
-    assert_eq!(game.move_seats, [0, 1, 2, 3, 0, 2, 3]);
-    assert_eq!(game.to_move, Some(0));
+    assert_eq!(game.move_seats, [0, 1, 2, 3, 0, 2, 3].map(seat));
+    assert_eq!(game.to_move, Some(seat(0)));
 }

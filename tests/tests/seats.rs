@@ -3,7 +3,7 @@
 use fourkings_protocol::{
     ClientMessage, CpuLevel, ErrorCode, Event, GameStatus, Occupant, ServerMessage, SettingsPatch,
 };
-use fourkings_tests::TestServer;
+use fourkings_tests::{TestServer, seat};
 
 #[tokio::test]
 async fn opening_the_websocket_gives_a_spectator_view() {
@@ -26,14 +26,14 @@ async fn taking_a_seat_returns_a_secret_token_and_everyone_sees_the_name() {
     let (mut watcher, _) = server.connect(&room.id).await;
     let (mut player, _) = server.connect(&room.id).await;
     let name = "<b>Ana</b> & \"co\"";
-    let token = player.take_seat(2, name).await;
+    let token = player.take_seat(seat(2), name).await;
     assert!(token.len() >= 22);
     let (v, event) = watcher.event().await;
     assert_eq!(v, 1);
     assert_eq!(
         event,
         Event::SeatTaken {
-            seat: 2,
+            seat: seat(2),
             name: name.to_owned()
         }
     );
@@ -57,9 +57,9 @@ async fn taking_a_seat_returns_a_secret_token_and_everyone_sees_the_name() {
         })
         .await;
     assert!(
-        matches!(ack, ServerMessage::Ack { seats: Some(ref s), host: Some(false), .. } if s == &vec![2])
+        matches!(ack, ServerMessage::Ack { seats: Some(ref s), host: Some(false), .. } if s == &vec![seat(2)])
     );
-    assert_eq!(again.snapshot().await.your_seats, vec![2]);
+    assert_eq!(again.snapshot().await.your_seats, vec![seat(2)]);
 }
 
 #[tokio::test]
@@ -67,8 +67,8 @@ async fn one_device_may_hold_several_seats() {
     let server = TestServer::start().await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut device, _) = server.connect(&room.id).await;
-    let first = device.take_seat(0, "one").await;
-    let second = device.take_seat(1, "two").await;
+    let first = device.take_seat(seat(0), "one").await;
+    let second = device.take_seat(seat(1), "two").await;
     assert_ne!(first, second);
     let (mut again, _) = server.connect(&room.id).await;
     again
@@ -79,7 +79,7 @@ async fn one_device_may_hold_several_seats() {
             since: None,
         })
         .await;
-    assert_eq!(again.snapshot().await.your_seats, vec![0, 1]);
+    assert_eq!(again.snapshot().await.your_seats, vec![seat(0), seat(1)]);
 }
 
 #[tokio::test]
@@ -87,33 +87,32 @@ async fn a_taken_seat_cannot_be_taken_again_and_names_are_checked() {
     let server = TestServer::with(|c| c.max_name_chars = 5).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut a, _) = server.connect(&room.id).await;
-    a.take_seat(0, "ana").await;
+    a.take_seat(seat(0), "ana").await;
     a.fails(ErrorCode::SeatTaken, |req| ClientMessage::TakeSeat {
         req,
-        seat: 0,
+        seat: seat(0),
         name: "bo".into(),
     })
     .await;
-    a.fails(ErrorCode::BadSeat, |req| ClientMessage::TakeSeat {
-        req,
-        seat: 4,
-        name: "bo".into(),
+    // As text: a `ClientMessage` cannot hold seat 4.
+    a.fails_text(ErrorCode::BadSeat, |req| {
+        format!(r#"{{"type":"take_seat","req":{req},"seat":4,"name":"bo"}}"#)
     })
     .await;
     a.fails(ErrorCode::BadName, |req| ClientMessage::TakeSeat {
         req,
-        seat: 1,
+        seat: seat(1),
         name: "   ".into(),
     })
     .await;
     a.fails(ErrorCode::BadName, |req| ClientMessage::TakeSeat {
         req,
-        seat: 1,
+        seat: seat(1),
         name: "sixsix".into(),
     })
     .await;
     // The limit counts characters, not bytes: five emoji fit.
-    a.take_seat(1, "🐴🐴🐴🐴🐴").await;
+    a.take_seat(seat(1), "🐴🐴🐴🐴🐴").await;
 }
 
 #[tokio::test]
@@ -121,16 +120,16 @@ async fn a_player_may_leave_before_the_start() {
     let server = TestServer::start().await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut a, _) = server.connect(&room.id).await;
-    let token = a.take_seat(3, "ana").await;
+    let token = a.take_seat(seat(3), "ana").await;
     a.fails(ErrorCode::BadToken, |req| ClientMessage::LeaveSeat {
         req,
-        seat: 3,
+        seat: seat(3),
         token: "nope".into(),
     })
     .await;
     a.ok(|req| ClientMessage::LeaveSeat {
         req,
-        seat: 3,
+        seat: seat(3),
         token: token.clone(),
     })
     .await;
@@ -144,7 +143,7 @@ async fn a_player_may_leave_before_the_start() {
     // The old token no longer holds anything.
     a.fails(ErrorCode::BadToken, |req| ClientMessage::LeaveSeat {
         req,
-        seat: 3,
+        seat: seat(3),
         token,
     })
     .await;
@@ -164,21 +163,21 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
     })
     .await;
     assert!(h.snapshot().await.you_are_host);
-    h.take_seat(0, "host").await;
+    h.take_seat(seat(0), "host").await;
     let (mut p, _) = server.connect(&room.id).await;
-    let p_token = p.take_seat(1, "guest").await;
+    let p_token = p.take_seat(seat(1), "guest").await;
     // A CPU seat with a level; a taken seat cannot become one.
     h.ok(|req| ClientMessage::SetCpu {
         req,
         host_token: host.clone(),
-        seat: 2,
+        seat: seat(2),
         level: Some(CpuLevel::Hard),
     })
     .await;
     h.fails(ErrorCode::SeatTaken, |req| ClientMessage::SetCpu {
         req,
         host_token: host.clone(),
-        seat: 1,
+        seat: seat(1),
         level: Some(CpuLevel::Easy),
     })
     .await;
@@ -186,8 +185,8 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
     h.ok(|req| ClientMessage::MovePlayer {
         req,
         host_token: host.clone(),
-        from: 1,
-        to: 3,
+        from: seat(1),
+        to: seat(3),
     })
     .await;
     p.ok(|req| ClientMessage::Hello {
@@ -197,12 +196,12 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
         since: None,
     })
     .await;
-    assert_eq!(p.snapshot().await.your_seats, vec![3]);
+    assert_eq!(p.snapshot().await.your_seats, vec![seat(3)]);
     // Handing the host role to the guest: they receive a new host token, the old one stops working.
     h.ok(|req| ClientMessage::TransferHost {
         req,
         host_token: host.clone(),
-        seat: 3,
+        seat: seat(3),
     })
     .await;
     let new_host = loop {
@@ -214,14 +213,14 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
     h.fails(ErrorCode::NotHost, |req| ClientMessage::RemovePlayer {
         req,
         host_token: host.clone(),
-        seat: 0,
+        seat: seat(0),
     })
     .await;
     // The new host removes the old host from seat 0.
     p.ok(|req| ClientMessage::RemovePlayer {
         req,
         host_token: new_host.clone(),
-        seat: 0,
+        seat: seat(0),
     })
     .await;
     let info: fourkings_protocol::RoomInfo = server
@@ -241,7 +240,7 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
         ]
     );
     assert_eq!(info.seats[2].cpu_level, Some(CpuLevel::Hard));
-    assert_eq!(info.host_seat, Some(3));
+    assert_eq!(info.host_seat, Some(seat(3)));
 }
 
 #[tokio::test]
@@ -250,17 +249,17 @@ async fn other_connections_see_the_host_token_event_only_as_hidden() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let host = room.host_token.clone();
     let (mut guest, _) = server.connect(&room.id).await;
-    guest.take_seat(1, "guest").await;
+    guest.take_seat(seat(1), "guest").await;
     let (mut watcher, _) = server.connect(&room.id).await;
     watcher
         .ok(|req| ClientMessage::TransferHost {
             req,
             host_token: host.clone(),
-            seat: 1,
+            seat: seat(1),
         })
         .await;
     let (v1, e1) = watcher.event().await;
-    assert_eq!(e1, Event::HostChanged { seat: 1 });
+    assert_eq!(e1, Event::HostChanged { seat: seat(1) });
     let (v2, e2) = watcher.event().await;
     assert_eq!(
         (v2, e2),
@@ -280,7 +279,7 @@ async fn at_the_start_every_empty_seat_becomes_cpu() {
         .await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
-    h.take_seat(0, "host").await;
+    h.take_seat(seat(0), "host").await;
     h.ok(|req| ClientMessage::Start {
         req,
         host_token: host.clone(),
@@ -303,7 +302,7 @@ async fn at_the_start_every_empty_seat_becomes_cpu() {
     let (mut late, _) = server.connect(&room.id).await;
     late.fails(ErrorCode::AlreadyStarted, |req| ClientMessage::TakeSeat {
         req,
-        seat: 1,
+        seat: seat(1),
         name: "late".into(),
     })
     .await;
@@ -319,7 +318,7 @@ async fn only_the_host_token_controls_the_room() {
     let server = TestServer::start().await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut p, _) = server.connect(&room.id).await;
-    let seat_token = p.take_seat(0, "ana").await;
+    let seat_token = p.take_seat(seat(0), "ana").await;
     for token in [seat_token.clone(), String::new(), "x".repeat(22)] {
         p.fails(ErrorCode::NotHost, |req| ClientMessage::Start {
             req,
@@ -329,7 +328,7 @@ async fn only_the_host_token_controls_the_room() {
         p.fails(ErrorCode::NotHost, |req| ClientMessage::SetCpu {
             req,
             host_token: token.clone(),
-            seat: 1,
+            seat: seat(1),
             level: None,
         })
         .await;
@@ -358,7 +357,7 @@ async fn the_host_role_comes_back_with_the_hosts_seat() {
         since: None,
     })
     .await;
-    let seat_token = h.take_seat(0, "host").await;
+    let seat_token = h.take_seat(seat(0), "host").await;
     h.close().await;
     // Back on a new device state that kept only the seat token: the snapshot hands the host
     // token back, and it works.
@@ -379,7 +378,7 @@ async fn the_host_role_comes_back_with_the_hosts_seat() {
     back.ok(|req| ClientMessage::SetCpu {
         req,
         host_token: host.clone(),
-        seat: 1,
+        seat: seat(1),
         level: Some(CpuLevel::Easy),
     })
     .await;

@@ -3,7 +3,7 @@
 use fourkings_protocol::{
     ClientMessage, CpuLevel, ErrorCode, Event, PromotionChoice, RoomInfo, Settings, SettingsPatch,
 };
-use fourkings_tests::{Table, TestServer};
+use fourkings_tests::{Table, TestServer, seat};
 
 /// A patch that changes every field, and the settings it must produce from `teams`.
 fn every_field() -> (SettingsPatch, impl Fn(&Settings)) {
@@ -191,7 +191,7 @@ async fn the_settings_become_the_games_rules() {
     };
     assert_eq!(game.board, "classic");
     assert_eq!(game.pieces.get("e1").map(String::as_str), Some("wK"));
-    assert_eq!(game.to_move, Some(0));
+    assert_eq!(game.to_move, Some(seat(0)));
     table
         .play_opening(&[(0, "e2e4"), (1, "e7e5"), (2, "g1f3"), (3, "b8c6")])
         .await;

@@ -11,7 +11,7 @@ use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
 use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
 use fourkings_tests::{
     ServerProcess, Store, Table, TempDir, TestServer, WAIT, eventually, fourkings_binary,
-    on_every_store,
+    on_every_store, seat,
 };
 
 /// A store (in memory or a SQLite file) whose writes can be held at a gate, and which remembers
@@ -88,7 +88,7 @@ async fn nothing_is_seen_before_it_is_stored(store: Store) {
     // The disk stalls: Red's move is accepted by the room, but neither the ack nor the diff may
     // reach anyone until it is stored.
     storage.set_open(false);
-    let req = table.send_move(0, 0, "h2h4").await;
+    let req = table.send_move(seat(0), 0, "h2h4").await;
     for player in &mut table.players {
         assert!(
             player.quiet_for(Duration::from_millis(300)).await.is_none(),
@@ -121,7 +121,7 @@ async fn one_transaction_commits_the_records_of_many_rooms(store: Store) {
     storage.set_open(false);
     let mut waiting = Vec::new();
     for table in &mut tables {
-        waiting.push(table.send_move(0, 0, "h2h4").await);
+        waiting.push(table.send_move(seat(0), 0, "h2h4").await);
     }
     // Every room has accepted its move, and so handed its record to the writer, while the
     // writer is held (the rooms count a move as accepted and queue its record in one step).
@@ -165,7 +165,7 @@ async fn finished_games_are_archived_and_downloadable_after_their_room_has_gone(
     table
         .play_opening(&[(0, "h2h4"), (1, "b7c7"), (2, "g13g12")])
         .await;
-    table.resign(3).await;
+    table.resign(seat(3)).await;
     let game = table.players[0]
         .event_where(|_, e| match e {
             Event::GameChanged { game, .. } if game.result.is_some() => Some(game.clone()),
@@ -257,7 +257,7 @@ async fn duo_games_are_archived_as_pgn(store: Store) {
     table
         .play_opening(&[(0, "e2e4"), (1, "e7e5"), (2, "g1f3")])
         .await;
-    table.resign(3).await;
+    table.resign(seat(3)).await;
     let game = table.players[0]
         .event_where(|_, e| match e {
             Event::GameChanged { game, .. } if game.result.is_some() => Some(game.clone()),

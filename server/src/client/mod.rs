@@ -19,7 +19,7 @@ pub struct ClientArgs {
     /// The room's link, e.g. http://127.0.0.1:8080/r/7k3m9x2pq4t1v.
     pub link: String,
     /// The seats to take (0–3; repeat the flag for several; none: just watch).
-    #[arg(long = "seat")]
+    #[arg(long = "seat", value_parser = seat_arg)]
     pub seats: Vec<SeatIndex>,
     /// The display name for the seats taken.
     #[arg(long, default_value = "terminal")]
@@ -231,6 +231,13 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
         }
     }
     bail!("the connection ended before the game did")
+}
+
+/// Reads a `--seat`: a seat index, 0–3.
+fn seat_arg(text: &str) -> Result<SeatIndex, String> {
+    let not_a_seat = || format!("{text:?} is not a seat: seats are 0 to 3");
+    let number: u8 = text.parse().map_err(|_| not_a_seat())?;
+    SeatIndex::new(number).ok_or_else(not_a_seat)
 }
 
 /// What a request waiting for its answer was.

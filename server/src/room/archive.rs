@@ -3,7 +3,7 @@
 
 use fourkings_engine::notation::{termination_text, write_pgn, write_pgn4};
 use fourkings_engine::{Format, Game};
-use fourkings_protocol::Settings;
+use fourkings_protocol::{SeatIndex, Settings};
 
 use super::command::GameFile;
 use super::views;
@@ -60,8 +60,8 @@ pub(crate) fn game_file(table: Table<'_>, game: &Game, at: u64) -> GameFile {
         tags.push(("Black".to_owned(), pair(1, 3)));
         ("pgn", write_pgn(game, &tags))
     } else {
-        for (seat, name) in names.iter().enumerate() {
-            tags.push((views::seat_label(format, seat as u8), name.clone()));
+        for (seat, name) in SeatIndex::ALL.into_iter().zip(names) {
+            tags.push((views::seat_label(format, seat), name.clone()));
         }
         if table.settings.turn_limit > 0 {
             tags.push((

@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 /// The team a seat plays for (seats 0+2, seats 1+3).
 fn team(seat: SeatIndex) -> usize {
-    usize::from(seat & 1)
+    seat.index() & 1
 }
 
 /// Milliseconds since the Unix epoch of `at`, on the server's wall clock.
@@ -171,13 +171,14 @@ mod tests {
     async fn banks_run_only_on_their_teams_turns_and_stop_while_paused() {
         let start = Instant::now();
         let mut clocks = Clocks::new(Some(Duration::from_secs(30)), Some(Duration::from_secs(60)));
-        clocks.start_turn(Some(0), start);
+        let seat = SeatIndex::ALL;
+        clocks.start_turn(Some(seat[0]), start);
         assert_eq!(
             clocks.turn_deadline(),
             Some(start + Duration::from_secs(30))
         );
         let t1 = start + Duration::from_secs(10);
-        clocks.start_turn(Some(1), t1);
+        clocks.start_turn(Some(seat[1]), t1);
         let t2 = t1 + Duration::from_secs(20);
         clocks.pause(t2);
         assert_eq!(clocks.turn_deadline(), None);

@@ -9,8 +9,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use axum::extract::ws::Utf8Bytes;
 use fourkings_protocol::{SeatIndex, SeatSet};
-use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::events::EventLog;
 use crate::connection::{ConnId, Outbox, Queued};

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use fourkings_engine::{Game, Move, Seat, Square};
+use axum::extract::ws::Utf8Bytes;
+use fourkings_engine::{Game, Move, Square};
 use fourkings_protocol::{Clock, GameStatus, GameView, LegalMoves, SeatIndex};
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::clock::Clocks;
 use super::record::GameAction;
@@ -52,18 +52,13 @@ pub(crate) struct GameDriver {
     cpu_thinking: bool,
 }
 
-/// The seat as the engine knows it.
-fn engine_seat(seat: SeatIndex) -> Seat {
-    Seat::ALL[usize::from(seat & 3)]
-}
-
 impl GameDriver {
     /// No game yet.
     pub(crate) fn new() -> GameDriver {
         GameDriver {
             game: None,
             clocks: Clocks::new(None, None),
-            first_seat: 0,
+            first_seat: SeatIndex::ALL[0],
             games_played: 0,
             archived: false,
             finished_since: None,
@@ -104,7 +99,7 @@ impl GameDriver {
     /// The seat to move, while a game is on.
     pub(crate) fn to_move(&self) -> Option<SeatIndex> {
         let seat = self.game.as_ref()?.to_move()?;
-        Some(seat.index() as SeatIndex)
+        Some(views::protocol_seat(seat))
     }
 
     /// The seat that moves first in the current (or next) game.
@@ -146,7 +141,7 @@ impl GameDriver {
         let Some(game) = self.game.as_mut() else {
             return Err(Refusal::NotStarted);
         };
-        let seat = |s: SeatIndex| engine_seat(s);
+        let seat = views::engine_seat;
         let result = match action {
             GameAction::Move { seat: s, mv, .. } => {
                 let mv = parse_coordinate(game, mv)?;
@@ -181,7 +176,7 @@ impl GameDriver {
         if game.is_over() {
             self.clocks.stop(now);
         } else {
-            let to_move = game.to_move().map(|s| s.index() as SeatIndex);
+            let to_move = game.to_move().map(views::protocol_seat);
             self.clocks.follow(game.ply_count(), to_move, now);
         }
     }

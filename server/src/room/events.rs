@@ -6,8 +6,8 @@
 
 use std::collections::VecDeque;
 
+use axum::extract::ws::Utf8Bytes;
 use fourkings_protocol::{ChatChannel, Event, SeatIndex, SeatSet, ServerMessage};
-use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 /// Who receives an event's private form (everyone else gets its public form, `hidden`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,11 +177,23 @@ mod tests {
     #[test]
     fn private_forms_reach_their_audience_only() {
         let mut log = EventLog::new(4);
-        let team = Audience::Seats(SeatSet::team_of(1));
-        log.emit(Event::Hidden, Some((team, Event::SeatLeft { seat: 1 })));
+        let seat = SeatIndex::ALL;
+        let team = Audience::Seats(SeatSet::team_of(seat[1]));
+        log.emit(
+            Event::Hidden,
+            Some((team, Event::SeatLeft { seat: seat[1] })),
+        );
         let logged = log.from(1).next().unwrap();
-        assert!(logged.frame_for(SeatSet::single(3)).contains("seat_left"));
-        assert!(!logged.frame_for(SeatSet::single(0)).contains("seat_left"));
+        assert!(
+            logged
+                .frame_for(SeatSet::single(seat[3]))
+                .contains("seat_left")
+        );
+        assert!(
+            !logged
+                .frame_for(SeatSet::single(seat[0]))
+                .contains("seat_left")
+        );
         assert!(!logged.frame_for(SeatSet::EMPTY).contains("seat_left"));
         assert!(Audience::Spectators.includes(SeatSet::EMPTY));
     }

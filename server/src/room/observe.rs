@@ -9,6 +9,7 @@ use fourkings_engine::Game;
 use fourkings_protocol::{ClientMessage, GameStatus, SeatIndex};
 
 use super::record::{GameAction, Record, StoredSlot};
+use super::views;
 use crate::metrics::Metrics;
 
 /// What this room last added to the server's gauges, so that it moves them by the differences
@@ -58,7 +59,7 @@ impl Reported {
 /// it happened). `game` is the game after the change, `games_played` how many have begun.
 pub(crate) fn log_record(record: &Record, game: Option<&Game>, games_played: u32) {
     let ply = game.map(Game::ply_count);
-    let to_move = game.and_then(Game::to_move).map(|s| s.index() as SeatIndex);
+    let to_move = game.and_then(Game::to_move).map(views::protocol_seat);
     match record {
         Record::Created { settings, .. } => {
             tracing::info!(preset = %settings.preset, "room created");
@@ -69,23 +70,33 @@ pub(crate) fn log_record(record: &Record, game: Option<&Game>, games_played: u32
                 StoredSlot::Human { .. } => "person",
                 StoredSlot::Cpu { .. } => "cpu",
             };
-            tracing::debug!(seat, occupant, "seat changed");
+            tracing::debug!(seat = seat.get(), occupant, "seat changed");
         }
-        Record::Permute { to } => tracing::debug!(?to, "players moved"),
+        Record::Permute { to } => tracing::debug!(to = ?to.map(SeatIndex::get), "players moved"),
         Record::Settings { .. } => tracing::debug!("settings changed"),
-        Record::Host { seat, .. } => tracing::debug!(seat, "host role handed over"),
-        Record::HostSeat { seat } => tracing::debug!(seat, "host seat"),
+        Record::Host { seat, .. } => {
+            tracing::debug!(seat = seat.map(SeatIndex::get), "host role handed over");
+        }
+        Record::HostSeat { seat } => tracing::debug!(seat = seat.map(SeatIndex::get), "host seat"),
         Record::GameStarted { first_seat, .. } => {
-            tracing::info!(game = games_played, first_seat, "game started");
+            tracing::info!(
+                game = games_played,
+                first_seat = first_seat.get(),
+                "game started"
+            );
         }
         Record::Game { action } => {
             let (kind, seat) = describe_action(action);
-            tracing::debug!(seat, action = kind, ply, "game");
+            tracing::debug!(seat = seat.map(SeatIndex::get), action = kind, ply, "game");
         }
-        Record::TurnExpired => tracing::debug!(seat = to_move, "turn limit ran out"),
-        Record::Absence { seat, absence } => tracing::debug!(seat, ?absence, "presence"),
-        Record::Chat { line, .. } => tracing::debug!(seat = line.seat, "chat"),
-        Record::FirstSeat { seat } => tracing::debug!(seat, "first seat"),
+        Record::TurnExpired => {
+            tracing::debug!(seat = to_move.map(SeatIndex::get), "turn limit ran out")
+        }
+        Record::Absence { seat, absence } => {
+            tracing::debug!(seat = seat.get(), ?absence, "presence")
+        }
+        Record::Chat { line, .. } => tracing::debug!(seat = line.seat.map(SeatIndex::get), "chat"),
+        Record::FirstSeat { seat } => tracing::debug!(seat = seat.get(), "first seat"),
         Record::Session { .. } => tracing::debug!("switch-partners session"),
     }
 }
@@ -94,7 +105,12 @@ pub(crate) fn log_record(record: &Record, game: Option<&Game>, games_played: u32
 /// with the usual `info` logging it is never built.
 pub(crate) fn request_span(msg: &ClientMessage) -> tracing::Span {
     let (kind, seat) = describe_request(msg);
-    tracing::debug_span!("request", req = msg.req(), kind, seat)
+    tracing::debug_span!(
+        "request",
+        req = msg.req(),
+        kind,
+        seat = seat.map(SeatIndex::get)
+    )
 }
 
 /// A request's kind and the seat it acts for, if any: never its tokens.

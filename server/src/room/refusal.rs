@@ -15,9 +15,6 @@ pub(crate) enum Refusal {
         /// The room's version.
         at: u64,
     },
-    /// A seat index past 3.
-    #[error("seats are 0 to 3")]
-    NoSuchSeat,
     /// The token does not hold the seat it was sent for.
     #[error("this token does not hold that seat")]
     WrongSeatToken,
@@ -114,7 +111,6 @@ impl Refusal {
     pub(crate) fn code(&self) -> ErrorCode {
         match self {
             Refusal::AheadOfRoom { .. } => ErrorCode::BadVersion,
-            Refusal::NoSuchSeat => ErrorCode::BadSeat,
             Refusal::WrongSeatToken => ErrorCode::BadToken,
             Refusal::NotHost => ErrorCode::NotHost,
             Refusal::AlreadyStarted => ErrorCode::AlreadyStarted,

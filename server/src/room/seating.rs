@@ -49,14 +49,6 @@ pub(crate) struct Seating {
     host_seat: Option<SeatIndex>,
 }
 
-/// Checks a seat index from a client.
-pub(crate) fn check_seat(seat: SeatIndex) -> Result<usize, Refusal> {
-    if seat > 3 {
-        return Err(Refusal::NoSuchSeat);
-    }
-    Ok(usize::from(seat))
-}
-
 impl Seating {
     /// Four empty seats; the host token is `host_token`.
     pub(crate) fn new(host_token: String) -> Seating {
@@ -73,9 +65,9 @@ impl Seating {
         }
     }
 
-    /// Who sits in `seat` (0–3).
+    /// Who sits in `seat`.
     pub(crate) fn slot(&self, seat: SeatIndex) -> &SeatSlot {
-        &self.slots[usize::from(seat & 3)]
+        &self.slots[seat.index()]
     }
 
     /// Whether a person sits in `seat`.
@@ -93,7 +85,8 @@ impl Seating {
 
     /// The CPU seats and their levels.
     pub(crate) fn cpu_seats(&self) -> Vec<(SeatIndex, CpuLevel)> {
-        (0..4u8)
+        SeatIndex::ALL
+            .into_iter()
             .filter_map(|s| match self.slot(s) {
                 SeatSlot::Cpu { level } => Some((s, *level)),
                 _ => None,
@@ -103,14 +96,13 @@ impl Seating {
 
     /// The seat a token holds, if any.
     pub(crate) fn seat_of_token(&self, token: &str) -> Option<SeatIndex> {
-        (0..4u8).find(|&s| {
+        SeatIndex::ALL.into_iter().find(|&s| {
             matches!(self.slot(s), SeatSlot::Human { token: t, .. } if token_matches(token, t))
         })
     }
 
     /// Checks that `token` holds `seat`.
     pub(crate) fn check_token(&self, seat: SeatIndex, token: &str) -> Result<(), Refusal> {
-        check_seat(seat)?;
         match self.slot(seat) {
             SeatSlot::Human { token: real, .. } if token_matches(token, real) => Ok(()),
             _ => Err(Refusal::WrongSeatToken),
@@ -141,9 +133,9 @@ impl Seating {
         self.host_seat
     }
 
-    /// Seats `slot` in `seat` (0–3); whoever sat there before is no longer away.
+    /// Seats `slot` in `seat`; whoever sat there before is no longer away.
     pub(crate) fn seat(&mut self, seat: SeatIndex, slot: SeatSlot) {
-        let index = usize::from(seat & 3);
+        let index = seat.index();
         self.slots[index] = slot;
         self.absence[index] = None;
     }
@@ -153,11 +145,11 @@ impl Seating {
         let slots = self.slots.clone();
         let absence = self.absence;
         for (from, (slot, away)) in slots.into_iter().zip(absence).enumerate() {
-            let index = usize::from(to[from] & 3);
+            let index = to[from].index();
             self.slots[index] = slot;
             self.absence[index] = away;
         }
-        self.host_seat = self.host_seat.map(|h| to[usize::from(h & 3)]);
+        self.host_seat = self.host_seat.map(|h| to[h.index()]);
     }
 
     /// The host role moves: a new token, and the seat its holder sits in.
@@ -173,12 +165,12 @@ impl Seating {
 
     /// The player in `seat` is here.
     pub(crate) fn mark_present(&mut self, seat: SeatIndex) {
-        self.absence[usize::from(seat & 3)] = None;
+        self.absence[seat.index()] = None;
     }
 
     /// The player in `seat` is away; their grace period ends at `deadline`.
     pub(crate) fn mark_away(&mut self, seat: SeatIndex, deadline: Instant) {
-        self.absence[usize::from(seat & 3)] = Some(Absence {
+        self.absence[seat.index()] = Some(Absence {
             deadline,
             grace_over: false,
         });
@@ -186,7 +178,7 @@ impl Seating {
 
     /// The player in `seat` is away past the grace period (since `now`).
     pub(crate) fn mark_gone(&mut self, seat: SeatIndex, now: Instant) {
-        self.absence[usize::from(seat & 3)] = Some(Absence {
+        self.absence[seat.index()] = Some(Absence {
             deadline: now,
             grace_over: true,
         });
@@ -194,7 +186,7 @@ impl Seating {
 
     /// Whether the player in `seat` is away.
     pub(crate) fn is_away(&self, seat: SeatIndex) -> bool {
-        self.absence[usize::from(seat & 3)].is_some()
+        self.absence[seat.index()].is_some()
     }
 
     /// Whether any player is away.
@@ -204,7 +196,7 @@ impl Seating {
 
     /// Whether a player's grace period is over and they are still away.
     pub(crate) fn grace_over(&self, seat: SeatIndex) -> bool {
-        self.absence[usize::from(seat & 3)].is_some_and(|a| a.grace_over)
+        self.absence[seat.index()].is_some_and(|a| a.grace_over)
     }
 
     /// When the grace periods still running end.
@@ -218,9 +210,10 @@ impl Seating {
 
     /// The seats whose grace period is due at `now`.
     pub(crate) fn graces_due(&self, now: Instant) -> Vec<SeatIndex> {
-        (0..4u8)
+        SeatIndex::ALL
+            .into_iter()
             .filter(|&s| {
-                self.absence[usize::from(s)].is_some_and(|a| !a.grace_over && a.deadline <= now)
+                self.absence[s.index()].is_some_and(|a| !a.grace_over && a.deadline <= now)
             })
             .collect()
     }
@@ -232,7 +225,7 @@ impl Seating {
         if !self.is_human(seat) {
             return None;
         }
-        Some(match self.absence[usize::from(seat & 3)] {
+        Some(match self.absence[seat.index()] {
             None => Presence::Online,
             Some(Absence {
                 grace_over: false, ..
@@ -260,7 +253,8 @@ impl Seating {
 
     /// The seats as clients see them, on a board of `format`.
     pub(crate) fn views(&self, format: Format, cpu_may_play: bool) -> Vec<SeatView> {
-        (0..4u8)
+        SeatIndex::ALL
+            .into_iter()
             .map(|seat| {
                 let label = views::seat_label(format, seat);
                 let presence = self.presence(seat, cpu_may_play);

@@ -1,11 +1,12 @@
 //! Switch-partners sessions: three games with every pairing once, each person earning 1 per team
 //! win and ½ per draw.
 
-use fourkings_engine::{Outcome, Seat};
+use fourkings_engine::Outcome;
 use fourkings_protocol::{SeatIndex, SessionPoints, SessionView};
 use serde::{Deserialize, Serialize};
 
 use super::seating::Seating;
+use super::views;
 
 /// A switch-partners session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -22,7 +23,10 @@ pub(crate) struct Session {
 
 /// Where persons 0–3 (A, B, C, D) sit in each game so that every pairing plays once, partners
 /// opposite: A+C v B+D, then A+B v C+D, then A+D v B+C.
-const PAIRINGS: [[SeatIndex; 4]; 3] = [[0, 1, 2, 3], [0, 2, 1, 3], [0, 1, 3, 2]];
+const PAIRINGS: [[SeatIndex; 4]; 3] = {
+    let [a, b, c, d] = SeatIndex::ALL;
+    [[a, b, c, d], [a, c, b, d], [a, b, d, c]]
+};
 
 impl Session {
     /// A session at its first game, counting persons by where they sit now.
@@ -47,7 +51,7 @@ impl Session {
         let mut session = self.clone();
         session.counted = true;
         for person in 0..4 {
-            let seat = Seat::ALL[usize::from(session.seat_of[person] & 3)];
+            let seat = views::engine_seat(session.seat_of[person]);
             session.halves[person] += match outcome {
                 Outcome::Win { team, .. } if seat.team() == *team => 2,
                 Outcome::Draw { .. } => 1,
@@ -100,9 +104,10 @@ impl Session {
 
 /// For each seat now, the seat its occupant moves to when persons go from `now` to `next`.
 fn reseat(now: [SeatIndex; 4], next: [SeatIndex; 4]) -> [SeatIndex; 4] {
-    let mut to = [0; 4];
+    // Every entry is written: `now` holds each seat once.
+    let mut to = SeatIndex::ALL;
     for person in 0..4 {
-        to[usize::from(now[person])] = next[person];
+        to[now[person].index()] = next[person];
     }
     to
 }
@@ -111,14 +116,24 @@ fn reseat(now: [SeatIndex; 4], next: [SeatIndex; 4]) -> [SeatIndex; 4] {
 mod tests {
     use super::*;
 
+    /// The seats numbered `n`.
+    fn seats(n: [u8; 4]) -> [SeatIndex; 4] {
+        n.map(|i| SeatIndex::new(i).unwrap())
+    }
+
+    /// The seat numbered `n`.
+    fn seat(n: u8) -> SeatIndex {
+        SeatIndex::new(n).unwrap()
+    }
+
     #[test]
     fn every_pairing_plays_once() {
         let mut pairs = Vec::new();
         for seating in PAIRINGS {
             // Persons in seats 0 and 2 are partners, as are those in 1 and 3.
             let person_at = |seat: SeatIndex| seating.iter().position(|&s| s == seat).unwrap();
-            let mut a = [person_at(0), person_at(2)];
-            let mut b = [person_at(1), person_at(3)];
+            let mut a = [person_at(seat(0)), person_at(seat(2))];
+            let mut b = [person_at(seat(1)), person_at(seat(3))];
             a.sort_unstable();
             b.sort_unstable();
             pairs.push(a);
@@ -132,17 +147,17 @@ mod tests {
     fn reseating_moves_each_person_to_their_next_seat() {
         let to = reseat(PAIRINGS[0], PAIRINGS[1]);
         // Person B (seat 1) goes to seat 2, person C (seat 2) to seat 1.
-        assert_eq!(to, [0, 2, 1, 3]);
+        assert_eq!(to, seats([0, 2, 1, 3]));
         let to = reseat(PAIRINGS[1], PAIRINGS[2]);
         // Now B sits in 2 and goes to 1; C sits in 1 and goes to 3; D sits in 3 and goes to 2.
-        assert_eq!(to, [0, 3, 1, 2]);
+        assert_eq!(to, seats([0, 3, 1, 2]));
     }
 
     #[test]
     fn a_session_goes_through_three_games_and_starts_anew() {
         let first = Session::new();
         let (second, moves) = first.next_game();
-        assert_eq!(moves, Some([0, 2, 1, 3]));
+        assert_eq!(moves, Some(seats([0, 2, 1, 3])));
         let (third, _) = second.next_game();
         let outcome = Outcome::Draw {
             reason: fourkings_engine::game::DrawReason::Agreement,

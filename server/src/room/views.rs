@@ -2,17 +2,28 @@
 
 use std::collections::BTreeMap;
 
+use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_fen4};
 use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Seat, Square};
 use fourkings_protocol::{ArmyState, Clock, GameResult, GameView, LegalMoves, SeatIndex};
-use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::rules_view::rules_view;
 
+/// The seat as the engine knows it. The protocol and the engine number the same four seats the
+/// same way; this and [`protocol_seat`] are the one place that says so.
+pub(crate) const fn engine_seat(seat: SeatIndex) -> Seat {
+    Seat::ALL[seat.index()]
+}
+
+/// The seat as the protocol writes it (see [`engine_seat`]).
+pub(crate) const fn protocol_seat(seat: Seat) -> SeatIndex {
+    SeatIndex::ALL[seat.index()]
+}
+
 /// The label of a seat: the army on the cross board, W1/B1/W2/B2 in Duo.
 pub(crate) fn seat_label(format: Format, seat: SeatIndex) -> String {
-    Seat::ALL[usize::from(seat)].name(format).to_owned()
+    engine_seat(seat).name(format).to_owned()
 }
 
 /// A piece as the protocol writes it: army letter (`w`/`b` in Duo) and role letter.
@@ -106,7 +117,7 @@ fn seats_of_armies(game: &Game, armies: impl Iterator<Item = Army>) -> Vec<SeatI
             Seat::ALL
                 .into_iter()
                 .filter(move |s| s.army(format) == army)
-                .map(|s| s.index() as SeatIndex)
+                .map(protocol_seat)
         })
         .collect();
     seats.sort_unstable();
@@ -142,11 +153,7 @@ pub(crate) fn result(game: &Game) -> Option<GameResult> {
     let outcome = game.outcome()?;
     let format = game.rules().format;
     let winners = match outcome {
-        Outcome::Win { team, .. } => team
-            .seats()
-            .iter()
-            .map(|s| s.index() as SeatIndex)
-            .collect(),
+        Outcome::Win { team, .. } => team.seats().into_iter().map(protocol_seat).collect(),
         Outcome::Draw { .. } => Vec::new(),
         Outcome::Standings { winners, .. } => seats_of_armies(game, winners.iter()),
     };
@@ -225,10 +232,10 @@ pub(crate) fn game_view(
         .to_owned(),
         pieces,
         promoted,
-        to_move: game.to_move().map(|s| s.index() as SeatIndex),
+        to_move: game.to_move().map(protocol_seat),
         ply: game.ply_count(),
         moves: game.plies().map(|p| p.text.clone()).collect(),
-        move_seats: game.plies().map(|p| p.seat.index() as SeatIndex).collect(),
+        move_seats: game.plies().map(|p| protocol_seat(p.seat)).collect(),
         last_move: last.map(|p| [p.mv.from().to_string(), p.mv.to().to_string()]),
         checks: checks(game),
         points: points(game),
@@ -241,9 +248,10 @@ pub(crate) fn game_view(
             .draw_offer()
             .unwrap_or_default()
             .iter()
-            .map(|s| s.index() as SeatIndex)
+            .copied()
+            .map(protocol_seat)
             .collect(),
-        resignation_request: game.resignation_request().map(|s| s.index() as SeatIndex),
+        resignation_request: game.resignation_request().map(protocol_seat),
         fen,
         result: result(game),
         clock,
@@ -269,12 +277,12 @@ pub(crate) fn moved_event(
         .map(|&sq| (sq.name(), pos.piece_at(sq).map(|p| piece_code(format, p))))
         .collect();
     fourkings_protocol::MovedEvent {
-        seat: ply.seat.index() as SeatIndex,
+        seat: protocol_seat(ply.seat),
         ply: game.ply_count(),
         text: ply.text.clone(),
         mv: coordinate(ply.mv),
         changed,
-        to_move: game.to_move().map(|s| s.index() as SeatIndex),
+        to_move: game.to_move().map(protocol_seat),
         checks: checks(game),
         points: points(game),
         armies: armies(game),
@@ -461,7 +469,7 @@ pub(crate) fn seat_with_legal_moves(game: &Game) -> Option<SeatIndex> {
     if game.walking_king_to_move() {
         return None;
     }
-    Some(seat.index() as SeatIndex)
+    Some(protocol_seat(seat))
 }
 
 /// The legal moves of the seat to move, if a person or CPU is to choose one.
@@ -496,7 +504,7 @@ pub(crate) fn legal_moves_frame(v: u64, seat: SeatIndex, ply: u32, moves: &[Move
     text.extend_from_slice(br#"{"type":"legal_moves","v":"#);
     text.extend_from_slice(numbers.format(v).as_bytes());
     text.extend_from_slice(br#","seat":"#);
-    text.extend_from_slice(numbers.format(seat).as_bytes());
+    text.extend_from_slice(numbers.format(seat.get()).as_bytes());
     text.extend_from_slice(br#","ply":"#);
     text.extend_from_slice(numbers.format(ply).as_bytes());
     text.extend_from_slice(br#","moves":["#);

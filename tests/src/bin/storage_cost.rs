@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::Parser;
 use clap::ValueEnum;
-use fourkings_protocol::{ClientMessage, CreateRoomResponse, ServerMessage, SettingsPatch};
+use fourkings_protocol::{
+    ClientMessage, CreateRoomResponse, SeatIndex, ServerMessage, SettingsPatch,
+};
 use fourkings_server::{Config, Server, StorageSync};
 use futures_util::{SinkExt, StreamExt};
 use hdrhistogram::Histogram;
@@ -196,7 +198,7 @@ async fn play_room(
         let send =
             |msg: ClientMessage| Message::text(serde_json::to_string(&msg).expect("serialises"));
         let mut tokens = vec![String::new(); 4];
-        for seat in 0..4u8 {
+        for seat in SeatIndex::ALL {
             req += 1;
             socket
                 .send(send(ClientMessage::TakeSeat {
@@ -215,7 +217,7 @@ async fn play_room(
             .await?;
         let mut pending: Option<(u64, Instant)> = None;
         let mut seat_req = std::collections::HashMap::new();
-        for (seat, r) in (0..4u8).zip(1..) {
+        for (seat, r) in SeatIndex::ALL.into_iter().zip(1..) {
             seat_req.insert(r, seat);
         }
         loop {
@@ -234,7 +236,7 @@ async fn play_room(
                     ..
                 } => {
                     if let Some(&seat) = seat_req.get(&r) {
-                        tokens[usize::from(seat)] = token;
+                        tokens[seat.index()] = token;
                     }
                 }
                 ServerMessage::Ack { req: r, .. } => {
@@ -249,12 +251,12 @@ async fn play_room(
                     }
                 }
                 ServerMessage::LegalMoves { moves: legal, .. } => {
-                    if legal.moves.is_empty() || tokens[usize::from(legal.seat)].is_empty() {
+                    if legal.moves.is_empty() || tokens[legal.seat.index()].is_empty() {
                         continue;
                     }
                     let mv = legal.moves[rng.random_range(0..legal.moves.len())].clone();
                     req += 1;
-                    let token = tokens[usize::from(legal.seat)].clone();
+                    let token = tokens[legal.seat.index()].clone();
                     pending = Some((req, Instant::now()));
                     socket
                         .send(send(ClientMessage::Move {

@@ -3,7 +3,7 @@
 //! frames. Each is answered with its error and the `req` when one could be read.
 
 use fourkings_protocol::{ErrorCode, ServerMessage, SettingsPatch};
-use fourkings_tests::Table;
+use fourkings_tests::{Table, seat};
 
 use crate::support::{Row, lobby, refuse_all, test_server};
 
@@ -95,7 +95,7 @@ async fn missing_fields_are_invalid_and_the_req_is_echoed() {
     ];
     refuse_all(&server, &room, &mut table.players[0], rows).await;
     // Nothing above was played: the move is still there to make.
-    let answer = table.play(0, 0, "h2h4").await;
+    let answer = table.play(seat(0), 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
 }
 

@@ -3,11 +3,11 @@
 //! as it was: the move that was due can still be made.
 
 use fourkings_protocol::{ClientMessage, ErrorCode, ServerMessage, SettingsPatch};
-use fourkings_tests::Table;
+use fourkings_tests::{Table, seat};
 
 use crate::support::{Row, refuse_all, room_state, test_server};
 
-/// A row: `mv` for `seat` with `token` at `ply`, refused with `code`.
+/// A row: `mv` for seat number `seat` with `token` at `ply`, refused with `code`.
 fn move_row(name: &str, code: ErrorCode, seat: u8, token: &str, ply: u32, mv: &str) -> Row {
     let (token, mv) = (token.to_owned(), mv.to_owned());
     Row::message(
@@ -15,7 +15,7 @@ fn move_row(name: &str, code: ErrorCode, seat: u8, token: &str, ply: u32, mv: &s
         code,
         move |req| ClientMessage::Move {
             req,
-            seat,
+            seat: fourkings_tests::seat(seat),
             token,
             ply,
             mv,
@@ -44,7 +44,7 @@ async fn moves_out_of_turn_for_another_seat_or_for_another_ply_change_nothing() 
     ];
     refuse_all(&server, &room, &mut table.players[0], from_red).await;
 
-    let answer = table.play(0, 0, "h2h4").await;
+    let answer = table.play(seat(0), 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     // After it, from Red's connection.
     let after = [
@@ -115,7 +115,7 @@ async fn illegal_moves_and_malformed_move_text_are_refused() {
     );
     refuse_all(&server, &room, &mut table.players[0], rows).await;
     // After all that, the move is still Red's to make.
-    let answer = table.play(0, 0, "h2h4").await;
+    let answer = table.play(seat(0), 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
 }
 
@@ -129,12 +129,12 @@ async fn a_move_just_taken_back_is_refused_as_taken_back() {
     let mut table = Table::seat_four(&server, &settings, true).await;
     let room = table.room.id.clone();
     let token = table.tokens[0].clone();
-    let answer = table.play(0, 0, "h2h4").await;
+    let answer = table.play(seat(0), 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     let red = &mut table.players[0];
     red.ok(|req| ClientMessage::TakeBack {
         req,
-        seat: 0,
+        seat: seat(0),
         token: token.clone(),
     })
     .await;
@@ -148,6 +148,6 @@ async fn a_move_just_taken_back_is_refused_as_taken_back() {
     )];
     refuse_all(&server, &room, red, rows).await;
     // Another move is fine.
-    let answer = table.play(0, 0, "h2h3").await;
+    let answer = table.play(seat(0), 0, "h2h3").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
 }

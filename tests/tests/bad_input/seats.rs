@@ -3,7 +3,7 @@
 //! versions newer than the room's.
 
 use fourkings_protocol::{ClientMessage, CpuLevel, ErrorCode, Event, RoomInfo, SettingsPatch};
-use fourkings_tests::Table;
+use fourkings_tests::{Table, seat};
 
 use crate::support::{Row, WithToken, lobby, refuse_all, room_state, test_server};
 
@@ -13,11 +13,11 @@ async fn seat_actions_need_the_seats_token() {
     let server = test_server(|_| {}).await;
     let (room, _, mut client) = lobby(&server).await;
     let (mut other, _) = server.connect(&room).await;
-    let mine = client.take_seat(0, "Ann").await;
-    let theirs = other.take_seat(1, "Bob").await;
+    let mine = client.take_seat(seat(0), "Ann").await;
+    let theirs = other.take_seat(seat(1), "Bob").await;
     let leave_0 = |req, token| ClientMessage::LeaveSeat {
         req,
-        seat: 0,
+        seat: seat(0),
         token,
     };
     let rows = [
@@ -36,7 +36,7 @@ async fn seat_actions_need_the_seats_token() {
             &mine,
             |req, token| ClientMessage::LeaveSeat {
                 req,
-                seat: 2,
+                seat: seat(2),
                 token,
             },
         ),
@@ -47,21 +47,21 @@ async fn seat_actions_need_the_seats_token() {
             &mine,
             |req, token| ClientMessage::Resign {
                 req,
-                seat: 1,
+                seat: seat(1),
                 token,
             },
         ),
         Row::with_token("resign in the lobby", NotStarted, &mine, |req, token| {
             ClientMessage::Resign {
                 req,
-                seat: 0,
+                seat: seat(0),
                 token,
             }
         }),
         Row::with_token("move in the lobby", NotStarted, &mine, |req, token| {
             ClientMessage::Move {
                 req,
-                seat: 0,
+                seat: seat(0),
                 token,
                 ply: 0,
                 mv: "h2h4".into(),
@@ -90,27 +90,27 @@ const HOST_ACTIONS: [(&str, WithToken); 6] = [
     ("set_cpu", |req, host_token| ClientMessage::SetCpu {
         req,
         host_token,
-        seat: 1,
+        seat: seat(1),
         level: Some(CpuLevel::Hard),
     }),
     ("move_player", |req, host_token| ClientMessage::MovePlayer {
         req,
         host_token,
-        from: 0,
-        to: 1,
+        from: seat(0),
+        to: seat(1),
     }),
     ("remove_player", |req, host_token| {
         ClientMessage::RemovePlayer {
             req,
             host_token,
-            seat: 0,
+            seat: seat(0),
         }
     }),
     ("transfer_host", |req, host_token| {
         ClientMessage::TransferHost {
             req,
             host_token,
-            seat: 0,
+            seat: seat(0),
         }
     }),
 ];
@@ -119,7 +119,7 @@ const HOST_ACTIONS: [(&str, WithToken); 6] = [
 async fn host_actions_need_the_host_token() {
     let server = test_server(|_| {}).await;
     let (room, host_token, mut client) = lobby(&server).await;
-    let seat_token = client.take_seat(0, "Ann").await;
+    let seat_token = client.take_seat(seat(0), "Ann").await;
     let mut wrong = host_token.clone();
     // Same length, one character off.
     let last = if wrong.ends_with('A') { "B" } else { "A" };
@@ -148,11 +148,14 @@ async fn taken_seats_bad_seats_and_bad_names_are_refused() {
     let server = test_server(|c| c.max_name_chars = 5).await;
     let (room, _, mut client) = lobby(&server).await;
     let (mut other, _) = server.connect(&room).await;
-    other.take_seat(1, "Bob").await;
+    other.take_seat(seat(1), "Bob").await;
+    // Written as text: a `ClientMessage` cannot hold the seats out of range.
     let take = |code, seat: u8, name: &str| {
         let name = name.to_owned();
-        Row::message(format!("seat {seat} as {name:?}"), code, move |req| {
-            ClientMessage::TakeSeat { req, seat, name }
+        Row::written(format!("seat {seat} as {name:?}"), code, move |req| {
+            let message =
+                serde_json::json!({"type": "take_seat", "req": req, "seat": seat, "name": name});
+            message.to_string()
         })
     };
     let mut rows = vec![take(ErrorCode::SeatTaken, 1, "Ann")];
@@ -165,8 +168,8 @@ async fn taken_seats_bad_seats_and_bad_names_are_refused() {
     refuse_all(&server, &room, &mut client, rows).await;
     let emoji = "🙂🙂🙂🙂🙂";
     assert_eq!((emoji.chars().count(), emoji.len()), (5, 20));
-    client.take_seat(0, emoji).await;
-    client.take_seat(2, "ééééé").await;
+    client.take_seat(seat(0), emoji).await;
+    client.take_seat(seat(2), "ééééé").await;
     let info: RoomInfo = server
         .get(&format!("/api/rooms/{room}"))
         .await
@@ -183,12 +186,12 @@ async fn a_name_with_markup_is_stored_as_given() {
     let (room, _, mut client) = lobby(&server).await;
     let (mut watcher, _) = server.connect(&room).await;
     let name = "<script>alert(1)</script>";
-    client.take_seat(3, name).await;
+    client.take_seat(seat(3), name).await;
     let (_, event) = watcher.event().await;
     assert_eq!(
         event,
         Event::SeatTaken {
-            seat: 3,
+            seat: seat(3),
             name: name.to_owned()
         }
     );
@@ -225,7 +228,7 @@ async fn seats_and_settings_are_fixed_after_the_start() {
             ClientMessage::SetCpu {
                 req,
                 host_token,
-                seat: 1,
+                seat: seat(1),
                 level: None,
             }
         }),
@@ -233,7 +236,7 @@ async fn seats_and_settings_are_fixed_after_the_start() {
             ClientMessage::RemovePlayer {
                 req,
                 host_token,
-                seat: 1,
+                seat: seat(1),
             }
         }),
         Row::with_token(
@@ -242,7 +245,7 @@ async fn seats_and_settings_are_fixed_after_the_start() {
             &table.tokens[0],
             |req, token| ClientMessage::LeaveSeat {
                 req,
-                seat: 0,
+                seat: seat(0),
                 token,
             },
         ),
@@ -252,7 +255,7 @@ async fn seats_and_settings_are_fixed_after_the_start() {
     let from_a_latecomer = [Row::message("take_seat", AlreadyStarted, |req| {
         ClientMessage::TakeSeat {
             req,
-            seat: 0,
+            seat: seat(0),
             name: "Late".into(),
         }
     })];
@@ -263,7 +266,7 @@ async fn seats_and_settings_are_fixed_after_the_start() {
 async fn versions_newer_than_the_rooms_are_refused() {
     let server = test_server(|_| {}).await;
     let (room, _, mut client) = lobby(&server).await;
-    client.take_seat(0, "Ann").await;
+    client.take_seat(seat(0), "Ann").await;
     let rows = [
         Row::message("resync since 2", ErrorCode::BadVersion, |req| {
             ClientMessage::Resync { req, since: 2 }

@@ -83,6 +83,8 @@ enum Input {
     Text { text: String, req: Option<u64> },
     /// A well-formed message, built with a fresh request id that the error must repeat.
     Message(Box<dyn FnOnce(u64) -> ClientMessage>),
+    /// Text written with a fresh request id that the error must repeat.
+    Written(Box<dyn FnOnce(u64) -> String>),
     /// A binary frame (the error carries no `req`).
     Binary(Vec<u8>),
 }
@@ -122,6 +124,20 @@ impl Row {
         }
     }
 
+    /// The text `build` writes with a fresh request id, answered with `code` and that id: for
+    /// what a [`ClientMessage`] cannot hold, such as a seat out of range.
+    pub(crate) fn written(
+        name: impl Into<String>,
+        code: ErrorCode,
+        build: impl FnOnce(u64) -> String + 'static,
+    ) -> Row {
+        Row {
+            name: name.into(),
+            input: Input::Written(Box::new(build)),
+            code,
+        }
+    }
+
     /// The message `build` makes from a fresh request id and `token` (a seat's or the host's),
     /// answered with `code` and that id.
     pub(crate) fn with_token(
@@ -155,6 +171,12 @@ impl Row {
                 let text = serde_json::to_string(&message).expect("client messages serialise");
                 client.send_text(&text).await;
                 (text, Some(message.req()))
+            }
+            Input::Written(build) => {
+                let req = client.req();
+                let text = build(req);
+                client.send_text(&text).await;
+                (text, Some(req))
             }
             Input::Binary(bytes) => {
                 client.send_binary(&bytes).await;

@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
-use fourkings_protocol::{GameView, Presence, RoomInfo, SeatView, Snapshot};
+use fourkings_protocol::{GameView, Presence, RoomInfo, SeatIndex, SeatView, Snapshot};
+use fourkings_tests::seat;
 
 use crate::base::Base;
 use crate::peer::{Acked, same_board};
@@ -22,7 +23,7 @@ pub(crate) struct Capture {
 }
 
 /// The seats whose people were online.
-pub(crate) fn online_seats(seats: &[SeatView]) -> Vec<u8> {
+pub(crate) fn online_seats(seats: &[SeatView]) -> Vec<SeatIndex> {
     seats
         .iter()
         .filter(|s| s.presence == Some(Presence::Online))
@@ -140,7 +141,7 @@ pub(crate) async fn capture(base: &Base, room: &mut Room) -> Result<()> {
                 ensure!(game.result.is_some(), "{label}: not finished")
             }
             Twist::ResignationRequest => ensure!(
-                game.resignation_request == Some(1),
+                game.resignation_request == Some(seat(1)),
                 "{label}: no resignation request"
             ),
             Twist::Takeback => ensure!(game.lifelines.contains(&1), "{label}: no lifeline spent"),

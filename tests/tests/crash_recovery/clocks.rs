@@ -86,7 +86,7 @@ impl ClockCheck {
                         let banks2 = c2
                             .banks_ms
                             .ok_or_else(|| anyhow!("{label}: the banks are gone"))?;
-                        let team = usize::from(g1.to_move.expect("to move") & 1);
+                        let team = g1.to_move.expect("to move").index() & 1;
                         let other = 1 - team;
                         let idle = i128::from(banks1[other]);
                         within(

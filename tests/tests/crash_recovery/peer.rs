@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use fourkings_protocol::{
-    ChatChannel, ChatLine, ClientMessage, ErrorCode, Event, LegalMoves, ServerMessage, Snapshot,
+    ChatChannel, ChatLine, ClientMessage, ErrorCode, Event, LegalMoves, SeatIndex, ServerMessage,
+    Snapshot,
 };
 use fourkings_tests::Client;
 use fourkings_tests::model::{Model, Step};
@@ -20,7 +21,7 @@ pub(crate) struct Acked {
     pub(crate) game: String,
     /// Plies played before it (its index in the move list).
     pub(crate) ply: u32,
-    pub(crate) seat: u8,
+    pub(crate) seat: SeatIndex,
     pub(crate) mv: String,
 }
 
@@ -31,7 +32,7 @@ pub(crate) struct Peer {
     pub(crate) client: Option<Client>,
     pub(crate) model: Model,
     /// The seat it holds (it moves with the person: `move_player`, switch-partners rematches).
-    pub(crate) seat: Option<u8>,
+    pub(crate) seat: Option<SeatIndex>,
     pub(crate) token: Option<String>,
     /// The host token it presents, if any (a new one arrives with `host_token`).
     pub(crate) host_token: Option<String>,
@@ -160,7 +161,7 @@ impl Peer {
             } => {
                 self.game_id = Some(game.id.clone());
                 if let Some(moves) = seat_moves {
-                    self.seat = self.seat.map(|s| moves[usize::from(s)]);
+                    self.seat = self.seat.map(|s| moves[s.index()]);
                     // Team chat stays with the pairing that wrote it.
                     self.chat.retain(|l| l.channel != ChatChannel::Team);
                 }
@@ -240,7 +241,7 @@ impl Peer {
         }
     }
 
-    pub(crate) async fn take_seat(&mut self, seat: u8, name: &str) -> Result<()> {
+    pub(crate) async fn take_seat(&mut self, seat: SeatIndex, name: &str) -> Result<()> {
         let answer = self
             .ok(|req| ClientMessage::TakeSeat {
                 req,
@@ -261,7 +262,7 @@ impl Peer {
     }
 
     /// The seat and token, for seat actions.
-    pub(crate) fn credentials(&self) -> Result<(u8, String)> {
+    pub(crate) fn credentials(&self) -> Result<(SeatIndex, String)> {
         match (self.seat, &self.token) {
             (Some(seat), Some(token)) => Ok((seat, token.clone())),
             _ => bail!("{} holds no seat", self.who),
@@ -270,7 +271,7 @@ impl Peer {
 
     pub(crate) async fn seat_action(
         &mut self,
-        build: impl FnOnce(u64, u8, String) -> ClientMessage,
+        build: impl FnOnce(u64, SeatIndex, String) -> ClientMessage,
     ) -> Result<ServerMessage> {
         let (seat, token) = self.credentials()?;
         self.ok(|req| build(req, seat, token)).await

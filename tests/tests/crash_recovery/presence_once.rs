@@ -2,7 +2,7 @@
 
 use anyhow::{Result, ensure};
 use fourkings_protocol::{Event, Presence, SettingsPatch};
-use fourkings_tests::{ServerProcess, TempDir, fourkings_binary};
+use fourkings_tests::{ServerProcess, TempDir, fourkings_binary, seat};
 
 use crate::base::Base;
 use crate::peer::Peer;
@@ -23,9 +23,9 @@ pub(crate) async fn run() -> Result<()> {
     let base = Base::of(&server);
     let created = base.create(&SettingsPatch::default()).await?;
     let mut ann = Peer::open(&base, &created.id, "Ann".into()).await?;
-    ann.take_seat(0, "Ann").await?;
+    ann.take_seat(seat(0), "Ann").await?;
     let mut bob = Peer::open(&base, &created.id, "Bob".into()).await?;
-    bob.take_seat(1, "Bob").await?;
+    bob.take_seat(seat(1), "Bob").await?;
     bob.drain().await?;
     server.signal_and_wait("KILL");
     let server = ServerProcess::spawn(fourkings_binary!(), &args, &env);
@@ -55,10 +55,10 @@ pub(crate) async fn run() -> Result<()> {
         matches!(
             newcomer.log.get(&(snapshot.v + 1)),
             Some(Event::Presence {
-                seat: 1,
+                seat: s,
                 presence: Presence::Online,
                 ..
-            })
+            }) if *s == seat(1)
         ),
         "the newcomer received {:?}",
         newcomer.log

@@ -2,7 +2,9 @@
 //! exactly what it missed, and play going on.
 
 use anyhow::{Context, Result, anyhow, ensure};
-use fourkings_protocol::{ChatChannel, ClientMessage, ErrorCode, Event, Presence, ServerMessage};
+use fourkings_protocol::{
+    ChatChannel, ClientMessage, ErrorCode, Event, Presence, SeatIndex, ServerMessage,
+};
 
 use crate::base::Base;
 use crate::capture::{check_restored, online_seats};
@@ -101,7 +103,7 @@ pub(crate) async fn recover(base: Base, mut room: Room, moments: Moments) -> Res
     // The newcomer saw them come back, and nothing else it had not seen.
     newcomer.drain().await?;
     if !all_cpu {
-        let back: Vec<(u8, Presence)> = newcomer
+        let back: Vec<(SeatIndex, Presence)> = newcomer
             .log
             .values()
             .filter_map(|e| match e {
@@ -109,7 +111,7 @@ pub(crate) async fn recover(base: Base, mut room: Room, moments: Moments) -> Res
                 _ => None,
             })
             .collect();
-        let expected: Vec<(u8, Presence)> =
+        let expected: Vec<(SeatIndex, Presence)> =
             room.back.iter().map(|&s| (s, Presence::Online)).collect();
         ensure!(
             back == expected,
@@ -207,7 +209,7 @@ fn check_replay(
     room: &Room,
     peer: &Peer,
     v1: u64,
-    online: &[u8],
+    online: &[SeatIndex],
     v2: u64,
     replay: &[(u64, Event)],
 ) -> Result<()> {

@@ -1,7 +1,7 @@
 //! One room of the test ([`Room`]): its watcher and its people, and playing on in it.
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
-use fourkings_protocol::{ChatChannel, ClientMessage, ErrorCode, ServerMessage};
+use fourkings_protocol::{ChatChannel, ClientMessage, ErrorCode, SeatIndex, ServerMessage};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -29,7 +29,7 @@ pub(crate) struct Room {
     pub(crate) last_mover: Option<usize>,
     pub(crate) before: Option<Capture>,
     /// Seats whose people came back after the restart, in order.
-    pub(crate) back: Vec<u8>,
+    pub(crate) back: Vec<SeatIndex>,
     /// What the clock checks saw.
     pub(crate) notes: Vec<String>,
 }
@@ -61,7 +61,7 @@ impl Room {
         }
     }
 
-    pub(crate) fn person(&mut self, seat: u8) -> Result<&mut Peer> {
+    pub(crate) fn person(&mut self, seat: SeatIndex) -> Result<&mut Peer> {
         let label = &self.label;
         self.players
             .iter_mut()
@@ -69,7 +69,7 @@ impl Room {
             .ok_or_else(|| anyhow!("{label}: nobody at seat {seat}"))
     }
 
-    fn human_seats(&self) -> Vec<u8> {
+    fn human_seats(&self) -> Vec<SeatIndex> {
         self.players.iter().filter_map(|p| p.seat).collect()
     }
 

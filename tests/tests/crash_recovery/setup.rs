@@ -1,7 +1,8 @@
 //! Bringing each room to the state its spec asks for, before the kill.
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
-use fourkings_protocol::{ClientMessage, CpuLevel, ServerMessage, SettingsPatch};
+use fourkings_protocol::{ClientMessage, CpuLevel, SeatIndex, ServerMessage, SettingsPatch};
+use fourkings_tests::seat;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -19,11 +20,12 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
         .await
         .with_context(|| label.clone())?;
     let mut watcher = Peer::open(&base, &created.id, format!("{label} watcher")).await?;
-    let cpu_seats: Vec<u8> = spec.cpu.iter().map(|(s, _)| *s).collect();
-    let humans: Vec<u8> = (0..4)
+    let cpu_seats: Vec<SeatIndex> = spec.cpu.iter().map(|(s, _)| *s).collect();
+    let humans: Vec<SeatIndex> = SeatIndex::ALL
+        .into_iter()
         .filter(|s| !cpu_seats.contains(s) && !spec.empty.contains(s))
         .collect();
-    let host_sits = spec.host_sits && humans.first() == Some(&0);
+    let host_sits = spec.host_sits && humans.first() == Some(&seat(0));
     let mut spec = spec;
     spec.host_sits = host_sits;
     if !host_sits {
@@ -48,11 +50,11 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
             format!("{label} person {}", players.len()),
         )
         .await?;
-        if seat == 0 && host_sits {
+        if seat == self::seat(0) && host_sits {
             peer.host_token = Some(created.host_token.clone());
             peer.hello().await?;
         }
-        peer.take_seat(seat, NAMES[usize::from(seat)]).await?;
+        peer.take_seat(seat, NAMES[seat.index()]).await?;
         players.push(peer);
     }
     let mut room = Room {
@@ -108,8 +110,8 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
                 .ok(|req| ClientMessage::MovePlayer {
                     req,
                     host_token: token,
-                    from: 2,
-                    to: 3,
+                    from: seat(2),
+                    to: seat(3),
                 })
                 .await?;
             let token = host_token.clone();
@@ -117,12 +119,12 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
                 .ok(|req| ClientMessage::TransferHost {
                     req,
                     host_token: token,
-                    seat: 1,
+                    seat: seat(1),
                 })
                 .await?;
             room.chat("lobby").await?;
             room.drain_all().await?;
-            let new_host = room.person(1)?.host_token.clone();
+            let new_host = room.person(seat(1))?.host_token.clone();
             room.host_token =
                 new_host.ok_or_else(|| anyhow!("{}: no new host token", room.label))?;
             ensure!(

@@ -1,7 +1,8 @@
 //! The 50 rooms: what each goes through ([`Twist`]), when it is set up ([`Stage`]), and the
 //! settings, seats and moves of each ([`specs`]).
 
-use fourkings_protocol::{CpuLevel, SettingsPatch};
+use fourkings_protocol::{CpuLevel, SeatIndex, SettingsPatch};
+use fourkings_tests::seat;
 
 /// Display names by seat (stored and shown as given).
 pub(crate) const NAMES: [&str; 4] = ["Ann", "Bøb ♞", "Cleo", "Dev 🙂"];
@@ -64,9 +65,9 @@ pub(crate) struct Spec {
     pub(crate) patch: SettingsPatch,
     /// Seats the CPU takes: set by the host before the start with a level, or left empty for the
     /// start to fill (`None`).
-    pub(crate) cpu: Vec<(u8, Option<CpuLevel>)>,
+    pub(crate) cpu: Vec<(SeatIndex, Option<CpuLevel>)>,
     /// Seats left empty in a lobby.
-    pub(crate) empty: Vec<u8>,
+    pub(crate) empty: Vec<SeatIndex>,
     /// Whether the host sits at seat 0 (else the watcher holds the host token).
     pub(crate) host_sits: bool,
     /// Moves the people play before the kill (in the current game).
@@ -117,7 +118,7 @@ pub(crate) fn specs() -> Vec<Spec> {
     specs.push(twisted("ffa, a player away", "ffa", Twist::Away));
     specs.push(twisted("teams, draw offered", "teams", Twist::DrawOffer));
     let mut s = twisted("ffa with CPUs, draw offered", "ffa", Twist::DrawOffer);
-    s.cpu = vec![(1, Some(CpuLevel::Easy)), (3, None)];
+    s.cpu = vec![(seat(1), Some(CpuLevel::Easy)), (seat(3), None)];
     specs.push(s);
     specs.push(twisted(
         "teams-house, resigned",
@@ -131,11 +132,11 @@ pub(crate) fn specs() -> Vec<Spec> {
         Twist::ResignationRequest,
     ));
     let mut s = twisted("lobby, settings changed", "teams", Twist::Lobby);
-    s.cpu = vec![(3, Some(CpuLevel::Easy))];
-    s.empty = vec![2];
+    s.cpu = vec![(seat(3), Some(CpuLevel::Easy))];
+    s.empty = vec![seat(2)];
     specs.push(s);
     let mut s = twisted("lobby, reshuffled", "teams-house", Twist::LobbyReshuffle);
-    s.empty = vec![3];
+    s.empty = vec![seat(3)];
     specs.push(s);
     let mut s = twisted("teams, lifeline taken", "teams", Twist::Takeback);
     s.patch.lifelines = Some(true);
@@ -153,21 +154,24 @@ pub(crate) fn specs() -> Vec<Spec> {
     specs.push(s);
     // People with CPUs.
     let mut s = spec("teams, two CPUs", "teams");
-    s.cpu = vec![(1, None), (3, None)];
+    s.cpu = vec![(seat(1), None), (seat(3), None)];
     specs.push(s);
     let mut s = spec("duo, two CPUs", "duo");
-    s.cpu = vec![(2, Some(CpuLevel::Easy)), (3, Some(CpuLevel::Hard))];
+    s.cpu = vec![
+        (seat(2), Some(CpuLevel::Easy)),
+        (seat(3), Some(CpuLevel::Hard)),
+    ];
     specs.push(s);
     let mut s = spec("ffa-walking-kings, three CPUs", "ffa-walking-kings");
     s.cpu = vec![
-        (1, Some(CpuLevel::Easy)),
-        (2, None),
-        (3, Some(CpuLevel::Medium)),
+        (seat(1), Some(CpuLevel::Easy)),
+        (seat(2), None),
+        (seat(3), Some(CpuLevel::Medium)),
     ];
     s.moves = 5;
     specs.push(s);
     let mut s = spec("teams-classic, two CPUs", "teams-classic");
-    s.cpu = vec![(2, Some(CpuLevel::Hard)), (3, None)];
+    s.cpu = vec![(seat(2), Some(CpuLevel::Hard)), (seat(3), None)];
     s.patch.cpu_level = Some(CpuLevel::Easy);
     specs.push(s);
     // Clocks running.
@@ -207,9 +211,7 @@ pub(crate) fn specs() -> Vec<Spec> {
         ("duo", [Some(CpuLevel::Medium), None, None, None]),
     ] {
         let mut s = spec(&format!("{preset}, CPUs only"), preset);
-        s.cpu = (0..4)
-            .map(|seat| (seat, levels[usize::from(seat)]))
-            .collect();
+        s.cpu = SeatIndex::ALL.into_iter().zip(levels).collect();
         s.host_sits = false;
         s.chat = false;
         s.stage = Stage::AllCpu;

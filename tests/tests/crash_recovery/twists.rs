@@ -2,6 +2,7 @@
 
 use anyhow::{Result, anyhow, ensure};
 use fourkings_protocol::{ChatChannel, ClientMessage, ErrorCode, Snapshot};
+use fourkings_tests::seat;
 
 use crate::base::Base;
 use crate::peer::{Acked, Peer};
@@ -108,7 +109,7 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
             room.rematch().await?;
         }
         Twist::ResignationRequest => {
-            room.person(3)?
+            room.person(seat(3))?
                 .seat_action(|req, seat, token| ClientMessage::AnswerResignation {
                     req,
                     seat,
@@ -156,7 +157,7 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
         }
         Twist::Lobby => {
             let mut late = Peer::open(base, &room.id, format!("{label} late person")).await?;
-            late.take_seat(2, "Late Lou").await?;
+            late.take_seat(seat(2), "Late Lou").await?;
             room.players.push(late);
             room.start().await?;
         }
@@ -186,7 +187,7 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
                 })
                 .await?;
             let host_token = room.host_token.clone();
-            room.person(1)?
+            room.person(seat(1))?
                 .ok(|req| ClientMessage::Start { req, host_token })
                 .await?;
         }

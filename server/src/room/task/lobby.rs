@@ -10,7 +10,7 @@ use crate::room::events::Audience;
 use crate::room::record::{Record, StoredSlot};
 use crate::room::refusal::Refusal;
 use crate::room::rules;
-use crate::room::seating::{SeatSlot, check_seat};
+use crate::room::seating::SeatSlot;
 
 impl Room {
     fn in_lobby(&self) -> Result<(), Refusal> {
@@ -26,7 +26,6 @@ impl Room {
         seat: SeatIndex,
         name: String,
     ) -> Result<Ack, Refusal> {
-        check_seat(seat)?;
         self.in_lobby()?;
         let max = self.context.config.max_name_chars;
         if name.trim().is_empty() || name.chars().count() > max {
@@ -57,7 +56,6 @@ impl Room {
     }
 
     pub(super) fn leave_seat(&mut self, seat: SeatIndex, token: &str) -> Result<Ack, Refusal> {
-        check_seat(seat)?;
         self.in_lobby()?;
         if self.seating.seat_of_token(token) != Some(seat) {
             return Err(Refusal::WrongSeatToken);
@@ -105,7 +103,6 @@ impl Room {
         level: Option<CpuLevel>,
     ) -> Result<Ack, Refusal> {
         self.seating.check_host(host_token)?;
-        check_seat(seat)?;
         self.in_lobby()?;
         if self.seating.is_human(seat) {
             return Err(Refusal::SeatTaken("a player sits there: remove them first"));
@@ -126,7 +123,6 @@ impl Room {
         to: SeatIndex,
     ) -> Result<Ack, Refusal> {
         self.seating.check_host(host_token)?;
-        let (f, t) = (check_seat(from)?, check_seat(to)?);
         self.in_lobby()?;
         if !self.seating.is_human(from) {
             return Err(Refusal::SeatEmpty("nobody sits in the seat to move from"));
@@ -134,8 +130,8 @@ impl Room {
         if !matches!(self.seating.slot(to), SeatSlot::Empty) {
             return Err(Refusal::SeatTaken("the seat to move to is not empty"));
         }
-        let mut moves = [0, 1, 2, 3];
-        moves.swap(f, t);
+        let mut moves = SeatIndex::ALL;
+        moves.swap(from.index(), to.index());
         self.commit(Record::Permute { to: moves })?;
         self.delivery.move_seats(moves);
         self.emit(Event::PlayerMoved { from, to });
@@ -148,7 +144,6 @@ impl Room {
         seat: SeatIndex,
     ) -> Result<Ack, Refusal> {
         self.seating.check_host(host_token)?;
-        check_seat(seat)?;
         self.in_lobby()?;
         if !self.seating.is_human(seat) {
             return Err(Refusal::SeatEmpty("nobody sits there"));
@@ -163,7 +158,6 @@ impl Room {
         seat: SeatIndex,
     ) -> Result<Ack, Refusal> {
         self.seating.check_host(host_token)?;
-        check_seat(seat)?;
         if !self.seating.is_human(seat) {
             return Err(Refusal::SeatEmpty(
                 "the host role goes to a player in a seat",
@@ -187,7 +181,7 @@ impl Room {
         self.in_lobby()?;
         rules::rule_set(&self.settings)?;
         let level = self.settings.cpu_level;
-        for seat in 0..4u8 {
+        for seat in SeatIndex::ALL {
             if matches!(self.seating.slot(seat), SeatSlot::Empty) {
                 self.commit(Record::Seat {
                     seat,

@@ -14,7 +14,7 @@ mod requests;
 mod snapshot;
 
 use fourkings_engine::Preset;
-use fourkings_protocol::{Event, ServerMessage, Settings};
+use fourkings_protocol::{Event, SeatIndex, ServerMessage, Settings};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -198,7 +198,7 @@ impl Room {
     fn resume(&mut self) {
         let grace = self.context.config.grace().as_millis() as u64;
         let deadline = now_ms() + grace;
-        for seat in 0..4u8 {
+        for seat in SeatIndex::ALL {
             if self.seating.is_human(seat) && !self.seating.is_away(seat) {
                 self.set_absence(seat, StoredAbsence::Away { deadline });
             }

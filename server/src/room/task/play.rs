@@ -39,7 +39,7 @@ impl Room {
         match self.driver.game() {
             None => Err(Refusal::NotStarted),
             Some(game) if game.is_over() => Err(Refusal::GameOver),
-            Some(_) => Ok(Seat::ALL[usize::from(seat)]),
+            Some(_) => Ok(views::engine_seat(seat)),
         }
     }
 
@@ -109,7 +109,7 @@ impl Room {
         self.commit_game(GameAction::Resign { seat })?;
         let partner = who.partner();
         let asked = self.driver.game().and_then(Game::resignation_request) == Some(who);
-        let partner_seat = partner.index() as SeatIndex;
+        let partner_seat = views::protocol_seat(partner);
         let what = if !asked {
             GameChange::Resigned
         } else if matches!(self.seating.slot(partner_seat), SeatSlot::Cpu { .. }) {
@@ -136,7 +136,7 @@ impl Room {
         self.seat_in_game(conn, seat, token)?;
         let requester = self.driver.game().and_then(Game::resignation_request);
         self.commit_game(GameAction::AnswerResignation { seat, accept })?;
-        let requester = requester.map_or(seat, |s| s.index() as SeatIndex);
+        let requester = requester.map_or(seat, views::protocol_seat);
         let what = if accept {
             GameChange::Resigned
         } else {
@@ -185,7 +185,7 @@ impl Room {
                 break;
             };
             let open = !game.is_over() && game.draw_offer().is_some();
-            let who = Seat::ALL[usize::from(cpu)];
+            let who = views::engine_seat(cpu);
             if !open || !game.is_in_game(who) {
                 continue;
             }
@@ -236,8 +236,8 @@ impl Room {
     ) -> Result<Ack, Refusal> {
         let who = self.seat_in_game(conn, seat, token)?;
         if self.format() == Format::Duo {
-            let gone = (0..4u8).find(|&s| {
-                Seat::ALL[usize::from(s)].team() != who.team() && self.seating.grace_over(s)
+            let gone = SeatIndex::ALL.into_iter().find(|&s| {
+                views::engine_seat(s).team() != who.team() && self.seating.grace_over(s)
             });
             let Some(gone) = gone else {
                 return Err(Refusal::NobodyAbandoned);

@@ -14,7 +14,7 @@ impl Room {
         self.delivery.prove_seat(conn, seat);
         if self.seating.is_away(seat) {
             self.context.metrics.reconnections.inc();
-            tracing::info!(seat, "player back");
+            tracing::info!(seat = seat.get(), "player back");
             self.set_absence(seat, StoredAbsence::Present);
         }
     }

@@ -12,7 +12,10 @@ use crate::room::refusal::Refusal;
 /// A Duo rematch with rotation: for each seat, the seat its occupant moves to (W1 → B2, B1 → W1,
 /// W2 → B1, B2 → W2). The turn order of the people goes on where it was, and partners stay
 /// partners, now on the other colour.
-const DUO_ROTATION: [SeatIndex; 4] = [3, 0, 1, 2];
+const DUO_ROTATION: [SeatIndex; 4] = {
+    let [w1, b1, w2, b2] = SeatIndex::ALL;
+    [b2, w1, b1, w2]
+};
 
 impl Room {
     /// Counts a finished game in the switch-partners session, once.
@@ -52,7 +55,7 @@ impl Room {
         // White moves first in every Duo game: the people move round the seats instead, each
         // one seat back, so that whoever sat at B1 opens as W1.
         let first_seat = if rotate && !duo {
-            (self.driver.first_seat() + 1) & 3
+            self.driver.first_seat().next()
         } else {
             self.driver.first_seat()
         };

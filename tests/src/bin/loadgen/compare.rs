@@ -23,6 +23,16 @@ pub(crate) struct Args {
     /// The baseline's binary.
     #[arg(long, default_value = "target/release/baseline-server")]
     baseline: PathBuf,
+    /// Another build of the game server (say, of the commit before a change; repeat the flag for
+    /// several): each fan-out round measures it too, in turn with the others, and the table
+    /// compares its deliveries per server CPU-second with this build's. This is how a trick on
+    /// the hot path shows what it pays.
+    #[arg(long)]
+    against: Vec<PathBuf>,
+    /// Only the fan-out rounds: enough to compare two builds (`--against`), in a third of the
+    /// time.
+    #[arg(long)]
+    fanout_only: bool,
     /// The core (or `taskset -c` list) the servers run on; without it they are not pinned.
     #[arg(long)]
     server_cores: Option<String>,
@@ -74,6 +84,8 @@ pub(crate) struct Args {
 enum Kind {
     Game,
     Baseline,
+    /// Another build of the game server: the `--against` binary of this index.
+    Against(usize),
 }
 
 impl Kind {
@@ -81,6 +93,7 @@ impl Kind {
         match self {
             Kind::Game => "Four Kings",
             Kind::Baseline => "baseline",
+            Kind::Against(_) => "another build",
         }
     }
 }
@@ -115,6 +128,7 @@ fn start(args: &Args, kind: Kind, extra: &[String]) -> anyhow::Result<Running> {
     let program = match kind {
         Kind::Game => &args.server,
         Kind::Baseline => &args.baseline,
+        Kind::Against(i) => &args.against[i],
     };
     // `taskset` execs the server, so the child's pid is the server's.
     let mut command = match &args.server_cores {
@@ -126,7 +140,7 @@ fn start(args: &Args, kind: Kind, extra: &[String]) -> anyhow::Result<Running> {
         None => Command::new(program),
     };
     match kind {
-        Kind::Game => {
+        Kind::Game | Kind::Against(_) => {
             command
                 .args(["serve", "--addr", "127.0.0.1:0"])
                 .args(GAME_FLAGS);
@@ -198,9 +212,20 @@ async fn measure(
             )));
         }
         let noisy = outcome.usage.other_cores() > args.noisy_cores;
+        let name = match kind {
+            // Which of the other builds: its file's name.
+            Kind::Against(i) => format!(
+                "{} {}",
+                kind.name(),
+                args.against[i]
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+            ),
+            _ => kind.name().to_owned(),
+        };
         outcome.print(&format!(
-            "{label}, {}{}",
-            kind.name(),
+            "{label}, {name}{}",
             if noisy { " (noisy)" } else { "" }
         ));
         tries += 1;
@@ -261,12 +286,16 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
     // cannot sway.
     let rounds = if smoke { 3 } else { args.rounds.max(1) };
     let (mut games, mut bases, mut noisy) = (Vec::new(), Vec::new(), false);
+    let mut others: Vec<Vec<Outcome>> = args.against.iter().map(|_| Vec::new()).collect();
+    let mut kinds = vec![Kind::Game, Kind::Baseline];
+    kinds.extend((0..args.against.len()).map(Kind::Against));
     for round in 0..rounds {
-        let order = if round % 2 == 0 {
-            [Kind::Game, Kind::Baseline]
-        } else {
-            [Kind::Baseline, Kind::Game]
-        };
+        // Each server goes first in turn, so that a trend in the machine's speed weighs on all.
+        let mut order = kinds.clone();
+        order.rotate_left(round % kinds.len());
+        if round % 2 == 1 {
+            order.reverse();
+        }
         for kind in order {
             let (outcome, was_noisy) = measure(
                 args,
@@ -280,6 +309,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
             match kind {
                 Kind::Game => games.push(outcome),
                 Kind::Baseline => bases.push(outcome),
+                Kind::Against(i) => others[i].push(outcome),
             }
         }
     }
@@ -329,8 +359,9 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         target: "",
         met: None,
     });
-    let lost: u64 = games.iter().chain(&bases).map(Outcome::lost).sum();
-    let errors: u64 = games.iter().chain(&bases).map(|o| o.errors).sum();
+    let everyone = || games.iter().chain(&bases).chain(others.iter().flatten());
+    let lost: u64 = everyone().map(Outcome::lost).sum();
+    let errors: u64 = everyone().map(|o| o.errors).sum();
     rows.push(Row {
         scenario: fanout_label,
         measure: "lost deliveries, errors",
@@ -348,6 +379,25 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         target: "none",
         met: Some(lost == 0 && errors == 0),
     });
+    for (against, others) in args.against.iter().zip(&others) {
+        let ratios: Vec<f64> = games
+            .iter()
+            .zip(others)
+            .map(|(g, o)| {
+                g.deliveries_per_server_cpu_second() / o.deliveries_per_server_cpu_second()
+            })
+            .collect();
+        let listed: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+        rows.push(Row {
+            scenario: format!("{label}, against {}", against.display()),
+            measure: "deliveries per server CPU-second: this build / the other",
+            game: format!("{:.0}", per_cpu(&games)),
+            baseline: format!("{:.0} (the other build)", per_cpu(others)),
+            versus: format!("**{:.2}×** (rounds {})", median(ratios), listed.join(", ")),
+            target: "",
+            met: None,
+        });
+    }
     if ratio < args.min_ratio && !args.no_speed_bounds {
         failures.push(format!(
             "deliveries per server CPU-second {ratio:.2}× the baseline's, below {}×",
@@ -358,6 +408,11 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         failures.push(format!(
             "fan-out lost {lost} deliveries with {errors} errors"
         ));
+    }
+
+    if args.fanout_only {
+        print_table(&rows, &games, &bases, started);
+        return finish(&failures);
     }
 
     // 2. Many quiet rooms: 10,000 connections, one move a second a room (not in the smoke: the
@@ -540,10 +595,24 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         });
     }
 
+    print_table(&rows, &games, &bases, started);
+    finish(&failures)
+}
+
+/// The run's verdict: an error naming every figure out of its bounds.
+fn finish(failures: &[String]) -> anyhow::Result<()> {
+    if !failures.is_empty() {
+        bail!("out of bounds: {}", failures.join("; "));
+    }
+    Ok(())
+}
+
+/// Prints the table, and the frame sizes of the first fan-out round.
+fn print_table(rows: &[Row], games: &[Outcome], bases: &[Outcome], started: Instant) {
     println!();
     println!("| scenario | measure | Four Kings | baseline | Four Kings vs baseline | target | |");
     println!("|---|---|---:|---:|---|---|---|");
-    for row in &rows {
+    for row in rows {
         let met = match row.met {
             Some(true) => "met",
             Some(false) => "**missed**",
@@ -563,10 +632,6 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         bases[0].legal_bytes,
         started.elapsed().as_secs_f64()
     );
-    if !failures.is_empty() {
-        bail!("out of bounds: {}", failures.join("; "));
-    }
-    Ok(())
 }
 
 /// Steps up the room count at `search_rate` moves a second a room until p99 passes 50 ms,

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use anyhow::Context;
-use fourkings_protocol::{ClientMessage, SettingsPatch};
+use fourkings_protocol::{ClientMessage, SeatIndex, SettingsPatch};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{Semaphore, watch};
 
@@ -77,8 +77,8 @@ pub(crate) async fn measure(base: &str, pid: i32, rooms: usize) -> anyhow::Resul
                     let room = create_room(&http, &base, &SettingsPatch::default()).await?;
                     let mut socket = connect(&base, &room.id).await?;
                     let mut tokens = Vec::new();
-                    for seat in 0..4u8 {
-                        let req = u64::from(seat) + 1;
+                    for seat in SeatIndex::ALL {
+                        let req = u64::from(seat.get()) + 1;
                         socket
                             .send(frame(&ClientMessage::TakeSeat {
                                 req,

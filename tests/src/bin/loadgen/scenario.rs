@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use fourkings_protocol::{ClientMessage, CreateRoomResponse, SettingsPatch};
+use fourkings_protocol::{ClientMessage, CreateRoomResponse, SeatIndex, SettingsPatch};
 use futures_util::stream::{SelectAll, SplitSink};
 use futures_util::{SinkExt, StreamExt};
 use hdrhistogram::Histogram;
@@ -165,7 +165,7 @@ struct Incoming<'a> {
     #[serde(rename = "type", borrow)]
     kind: &'a str,
     req: Option<u64>,
-    seat: Option<u8>,
+    seat: Option<SeatIndex>,
     ply: Option<u32>,
     #[serde(borrow, default)]
     moves: Vec<&'a str>,
@@ -562,7 +562,7 @@ async fn play_room(
                         let (n, bytes) = shared.legal_frames.get();
                         shared.legal_frames.set((n + 1, bytes + text.len() as u64));
                         let (Some(seat), Some(ply)) = (msg.seat, msg.ply) else { continue };
-                        if msg.moves.is_empty() || usize::from(seat) >= people || conn >= people {
+                        if msg.moves.is_empty() || seat.index() >= people || conn >= people {
                             continue;
                         }
                         let mv = msg.moves[rng.random_range(0..msg.moves.len())].to_owned();
@@ -584,7 +584,7 @@ async fn play_room(
                             message: frame(&ClientMessage::Move {
                                 req,
                                 seat,
-                                token: tokens[usize::from(seat)].clone(),
+                                token: tokens[seat.index()].clone(),
                                 ply,
                                 mv,
                             }),
@@ -684,7 +684,7 @@ async fn set_up(
     for conn in 0..connections {
         let mut socket = connect(base, &room.id).await?;
         if conn < people {
-            let seat = conn as u8;
+            let seat = SeatIndex::ALL[conn];
             socket
                 .send(frame(&ClientMessage::TakeSeat {
                     req: 1,
