@@ -28,6 +28,11 @@ pub const ROOM_CLOSED: (u16, &str) = (4001, "the room has closed");
 /// The client did not read fast enough and its queue filled up: reconnect and resynchronise.
 pub const TOO_SLOW: (u16, &str) = (4002, "too slow to keep up; reconnect");
 
+/// The room's task failed and the room is being rebuilt from what it had stored: reconnect with
+/// backoff and `hello` with the last version held. Nothing acknowledged was lost; a request that
+/// was not answered was not carried out.
+pub const ROOM_RESTARTING: (u16, &str) = (4003, "the room is restarting; reconnect");
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,6 +48,7 @@ mod tests {
             NOT_UTF8,
             ROOM_CLOSED,
             TOO_SLOW,
+            ROOM_RESTARTING,
         ];
         let mut codes: Vec<u16> = all.iter().map(|(code, _)| *code).collect();
         codes.sort_unstable();

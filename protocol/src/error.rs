@@ -35,6 +35,10 @@ error_codes! {
     InvalidMessage = "invalid_message",
     /// The frame is larger than the server's limit (the connection is closed).
     TooLarge = "too_large",
+    /// A text frame that is not UTF-8 (the connection is closed).
+    NotUtf8 = "not_utf8",
+    /// A frame that is not a well-formed WebSocket frame (the connection is closed).
+    BadFrame = "bad_frame",
     /// More messages than the per-connection rate allows (the connection is closed).
     RateLimited = "rate_limited",
     /// No room has this id.
@@ -43,6 +47,10 @@ error_codes! {
     GameNotFound = "game_not_found",
     /// The server holds as many rooms as it is configured to.
     TooManyRooms = "too_many_rooms",
+    /// Storage did not answer in time (it is failing, or slow): nothing was changed.
+    StorageUnavailable = "storage_unavailable",
+    /// This client address holds as many WebSockets open as one address may.
+    TooManyConnections = "too_many_connections",
     /// The seat index is not 0–3.
     BadSeat = "bad_seat",
     /// The seat is already taken.

@@ -1,12 +1,13 @@
 //! The HTTP routes: the room API, the WebSocket upgrade, health and metrics.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -15,6 +16,7 @@ use fourkings_protocol::{CreateRoomResponse, ErrorBody, ErrorCode, SettingsPatch
 use tokio::sync::oneshot;
 use tokio_util::task::TaskTracker;
 
+use crate::address::AddressLimits;
 use crate::config::Config;
 use crate::connection;
 use crate::directory::Directory;
@@ -37,6 +39,8 @@ pub(crate) struct AppState {
     pub(crate) metrics: Arc<Metrics>,
     /// Whether the server is shutting down.
     pub(crate) health: Arc<Health>,
+    /// What each client address may do.
+    pub(crate) limits: Arc<AddressLimits>,
 }
 
 /// The router.
@@ -79,7 +83,8 @@ fn shutting_down() -> Response {
 /// `GET /readyz`: `200 ready`, or `503` with the reason.
 async fn ready(State(state): State<AppState>) -> Response {
     let full = state.directory.len() >= state.config.max_rooms;
-    let readiness = state.health.readiness(state.storage.is_running(), full);
+    let storage = state.storage.is_running() && state.storage.health().is_ok();
+    let readiness = state.health.readiness(storage, full);
     let status = if readiness == Readiness::Ready {
         StatusCode::OK
     } else {
@@ -97,6 +102,15 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
+/// `503` with `storage_unavailable`: storage did not answer in time.
+fn storage_unavailable() -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::StorageUnavailable,
+        "storage is not answering; try again in a moment",
+    )
+}
+
 fn not_found() -> Response {
     error(
         StatusCode::NOT_FOUND,
@@ -105,7 +119,12 @@ fn not_found() -> Response {
     )
 }
 
-async fn create_room(State(state): State<AppState>, body: Bytes) -> Response {
+async fn create_room(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if state.health.draining() {
         return shutting_down();
     }
@@ -133,8 +152,31 @@ async fn create_room(State(state): State<AppState>, body: Bytes) -> Response {
             );
         }
     };
+    // Counted once the request is good: a client is limited by the rooms it creates.
+    let client = state.limits.client(peer.ip(), &headers);
+    if let Err(too_fast) = state.limits.create_room(client) {
+        tracing::debug!(%client, "room creation refused: too many from this address");
+        let mut response = error(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            "this address has created rooms faster than it may; try again later",
+        );
+        let seconds = too_fast.retry_after.as_secs_f64().ceil().max(1.0) as u64;
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+        return response;
+    }
     match state.directory.create(settings) {
         Ok((id, host_token)) => {
+            // `201` only once the room is on disk: a host token for a room that a crash could
+            // lose would be worthless. Its creation was handed to storage before this barrier.
+            let stored =
+                tokio::time::timeout(state.config.storage_timeout(), state.storage.barrier()).await;
+            if !matches!(stored, Ok(Ok(()))) {
+                tracing::warn!(room = %id, "a new room was not stored in time; its creation is refused");
+                return storage_unavailable();
+            }
             let link = format!("/r/{id}");
             (
                 StatusCode::CREATED,
@@ -170,6 +212,7 @@ async fn room_info(State(state): State<AppState>, Path(id): Path<String>) -> Res
 
 async fn websocket(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -210,6 +253,16 @@ async fn websocket(
     let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
         return not_found();
     };
+    let client = state.limits.client(peer.ip(), &headers);
+    // Held for as long as the connection lives (dropped with the upgrade if it fails).
+    let Some(slot) = state.limits.open_connection(client) else {
+        tracing::debug!(%client, "WebSocket refused: too many open from this address");
+        return error(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::TooManyConnections,
+            "this address holds as many connections open as one address may",
+        );
+    };
     let config = state.config.clone();
     // The socket's own limit is a backstop well above the configured one, which the reader
     // enforces itself so that it can answer with an error code first. The default read buffer
@@ -230,7 +283,12 @@ async fn websocket(
         .on_failed_upgrade(|error| {
             tracing::debug!(%error, "the WebSocket upgrade did not complete");
         })
-        .on_upgrade(move |socket| tracker.track_future(connection::run(socket, room, config, span)))
+        .on_upgrade(move |socket| {
+            tracker.track_future(async move {
+                connection::run(socket, room, config, span).await;
+                drop(slot);
+            })
+        })
 }
 
 /// `GET /api/games/<id>.pgn4` (`.pgn` for Duo): a finished game from the archive.
@@ -281,7 +339,11 @@ async fn current_game(State(state): State<AppState>, Path(id): Path<String>) -> 
     if !room.send(Command::GameFile { reply }).await {
         return not_found();
     }
-    match answer.await {
+    // The room answers once the game it describes is durable.
+    let Ok(answer) = tokio::time::timeout(state.config.storage_timeout(), answer).await else {
+        return storage_unavailable();
+    };
+    match answer {
         Ok(Some(file)) => game_download(&file.id, file.extension, file.text),
         Ok(None) => error(
             StatusCode::NOT_FOUND,

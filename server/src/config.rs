@@ -5,6 +5,10 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+/// What the last steps of a shutdown (storage's last commit, the HTTP requests in flight) get
+/// of its time, and at least, even when the rooms took all of it.
+pub(crate) const SHUTDOWN_LAST_STEPS: Duration = Duration::from_millis(200);
+
 /// How the server runs. Every field can be set by a flag or by the environment variable named in
 /// its help; `fourkings serve --help` lists them with their defaults.
 #[derive(Clone, Debug, Args)]
@@ -33,6 +37,35 @@ pub struct Config {
     /// Messages a connection may send in a burst above the average rate.
     #[arg(long, env = "FOURKINGS_RATE_BURST", default_value_t = 40)]
     pub rate_burst: u32,
+    /// Rooms one client address may create a minute on average (IPv6: one /64 network); 0 for
+    /// no limit. Past it, `POST /api/rooms` answers 429 `rate_limited` with `Retry-After`.
+    #[arg(
+        long,
+        env = "FOURKINGS_ROOM_CREATIONS_PER_MINUTE",
+        default_value_t = 10
+    )]
+    pub room_creations_per_minute: u32,
+    /// Rooms one client address may create at once above that rate.
+    #[arg(long, env = "FOURKINGS_ROOM_CREATION_BURST", default_value_t = 20)]
+    pub room_creation_burst: u32,
+    /// WebSockets one client address may hold open at once (IPv6: one /64 network); 0 for no
+    /// limit. Past it, the upgrade is refused with 429 `too_many_connections`.
+    #[arg(
+        long,
+        env = "FOURKINGS_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 100
+    )]
+    pub max_connections_per_address: usize,
+    /// Proxies (addresses or networks, comma-separated, e.g. `10.0.0.0/8`) whose
+    /// `X-Forwarded-For` is believed: behind them, the client's address is the nearest one in
+    /// that header that is not a trusted proxy. Without any, the header is ignored.
+    #[arg(
+        long = "trusted-proxy",
+        env = "FOURKINGS_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        value_parser = crate::address::parse_proxy
+    )]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// The longest display name, in characters.
     #[arg(long, env = "FOURKINGS_MAX_NAME_CHARS", default_value_t = 32)]
     pub max_name_chars: usize,
@@ -65,6 +98,9 @@ pub struct Config {
     /// Seconds a room may go without anyone connected before it is closed.
     #[arg(long, env = "FOURKINGS_IDLE_ROOM_SECONDS", default_value_t = 1800.0)]
     pub idle_room_seconds: f64,
+    /// Seconds a new room that nobody has ever connected to is kept before it is closed.
+    #[arg(long, env = "FOURKINGS_UNJOINED_ROOM_SECONDS", default_value_t = 300.0)]
+    pub unjoined_room_seconds: f64,
     /// Milliseconds in one second of game time (turn limits, team clocks). 1000 except in tests
     /// and demonstrations.
     #[arg(long, env = "FOURKINGS_TIME_UNIT_MS", default_value_t = 1000)]
@@ -92,6 +128,14 @@ pub struct Config {
     /// missing).
     #[arg(long, env = "FOURKINGS_DATABASE", default_value = "fourkings.db")]
     pub database: std::path::PathBuf,
+    /// Seconds a request that needs storage (a new room, the game download while a change is on
+    /// its way to the disk) waits for it before it is answered `storage_unavailable`.
+    #[arg(long, env = "FOURKINGS_STORAGE_TIMEOUT_SECONDS", default_value_t = 2.0)]
+    pub storage_timeout_seconds: f64,
+    /// Writes that may wait for storage at once (a slow or failing disk); past it, rooms refuse
+    /// what would need another (`storage_unavailable`) and their timers wait.
+    #[arg(long, env = "FOURKINGS_MAX_HELD_WRITES", default_value_t = 10_000)]
+    pub max_held_writes: usize,
     /// Keep everything in memory instead: nothing survives a restart.
     #[arg(long, env = "FOURKINGS_IN_MEMORY")]
     pub in_memory: bool,
@@ -152,6 +196,10 @@ impl Config {
             max_message_bytes: 4096,
             rate_per_second: 20,
             rate_burst: 40,
+            room_creations_per_minute: 10,
+            room_creation_burst: 20,
+            max_connections_per_address: 100,
+            trusted_proxies: Vec::new(),
             max_name_chars: 32,
             event_history: 256,
             outbound_queue: 256,
@@ -161,6 +209,7 @@ impl Config {
             heartbeat_seconds: 2.0,
             write_timeout_seconds: 10.0,
             idle_room_seconds: 1800.0,
+            unjoined_room_seconds: 300.0,
             time_unit_ms: 1000,
             cpu_threads: None,
             cpu_think_seconds: 5.0,
@@ -169,6 +218,8 @@ impl Config {
             chat_per_minute: 20,
             chat_history: 100,
             database: "fourkings.db".into(),
+            storage_timeout_seconds: 2.0,
+            max_held_writes: 10_000,
             in_memory: true,
             storage_sync: StorageSync::Full,
             finished_room_seconds: 1800.0,
@@ -190,6 +241,13 @@ impl Config {
     /// How long a shutdown may take.
     pub fn shutdown_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.shutdown_seconds.clamp(0.0, 3_600.0))
+    }
+
+    /// How long a stopping room waits for its records to be durable before it closes its
+    /// connections anyway (with 1012, without what was never stored): the shutdown time, less
+    /// what its last steps get.
+    pub fn room_flush_limit(&self) -> Duration {
+        self.shutdown_timeout().saturating_sub(SHUTDOWN_LAST_STEPS)
     }
 
     /// How long a shutdown drains before it closes anything.
@@ -215,6 +273,16 @@ impl Config {
     /// How long a room may be empty.
     pub fn idle_room(&self) -> Duration {
         Duration::from_secs_f64(self.idle_room_seconds.max(0.0))
+    }
+
+    /// How long a request waits for storage before it is answered `storage_unavailable`.
+    pub fn storage_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.storage_timeout_seconds.clamp(0.01, 3_600.0))
+    }
+
+    /// How long a room nobody has joined is kept.
+    pub fn unjoined_room(&self) -> Duration {
+        Duration::from_secs_f64(self.unjoined_room_seconds.max(0.0))
     }
 
     /// `seconds` of game time.

@@ -1,6 +1,7 @@
 //! CPU players: one interface for every strategy, the engine's bot behind it, and the bounded
 //! pool of blocking threads they think on, off the async runtime.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -116,22 +117,65 @@ impl CpuPool {
         }
     }
 
-    /// Thinks about `request` on the pool and returns the chosen move and how long choosing it
-    /// took on its thread. Time spent waiting for a thread counts against the budget: the room's
-    /// wait is what the budget bounds.
-    pub(crate) async fn think(&self, mut request: CpuRequest) -> Option<(Move, Duration)> {
+    /// Thinks about `request` on the pool and returns what it chose and how long choosing took
+    /// on its thread. Time spent waiting for a thread counts against the budget: the room's wait
+    /// is what the budget bounds.
+    ///
+    /// There is always an answer while the server runs: a strategy that panics, or answers with
+    /// a move it was not offered, is replaced by a seeded random one of the offered moves (the
+    /// answer says so), so that no seat is left waiting for a move that never comes. `None` only
+    /// when the runtime is shutting down.
+    pub(crate) async fn think(&self, mut request: CpuRequest) -> Option<Thought> {
         let asked = std::time::Instant::now();
         let permit = self.permits.clone().acquire_owned().await.ok()?;
         request.budget = request.budget.saturating_sub(asked.elapsed());
         let strategy = self.strategy.clone();
-        let chosen = tokio::task::spawn_blocking(move || {
+        tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let began = std::time::Instant::now();
-            let mv = strategy.choose(&request);
-            (mv, began.elapsed())
+            let chosen = std::panic::catch_unwind(AssertUnwindSafe(|| strategy.choose(&request)));
+            let (mv, failure) = match chosen {
+                Ok(mv) if request.root.moves().contains(&mv) => (mv, None),
+                Ok(mv) => (
+                    RandomMover.choose(&request),
+                    Some(CpuFailure::NotOffered(mv.to_string())),
+                ),
+                Err(payload) => (
+                    RandomMover.choose(&request),
+                    Some(CpuFailure::Panicked(crate::panics::message(
+                        payload.as_ref(),
+                    ))),
+                ),
+            };
+            Thought {
+                mv,
+                took: began.elapsed(),
+                failure,
+            }
         })
         .await
-        .ok()?;
-        Some(chosen)
+        .ok()
     }
+}
+
+/// What the pool's thinking came to.
+#[derive(Debug)]
+pub(crate) struct Thought {
+    /// The move to play: one of the request's moves.
+    pub(crate) mv: Move,
+    /// How long choosing it took on its thread.
+    pub(crate) took: Duration,
+    /// Why the strategy's own answer was replaced, if it was.
+    pub(crate) failure: Option<CpuFailure>,
+}
+
+/// Why a strategy's answer could not be played.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum CpuFailure {
+    /// The strategy panicked.
+    #[error("the CPU search panicked: {0}")]
+    Panicked(String),
+    /// The strategy chose a move it was not offered.
+    #[error("the CPU chose {0}, which was not among the moves it was offered")]
+    NotOffered(String),
 }

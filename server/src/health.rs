@@ -18,7 +18,8 @@ pub(crate) enum Readiness {
     Ready,
     /// Shutting down: it refuses new rooms and connections.
     Draining,
-    /// The storage writer has stopped: nothing could be made durable.
+    /// Storage takes no writes: it fails, hangs or is behind by as much as it may be, or its
+    /// thread has stopped.
     StorageStopped,
     /// It holds as many rooms as it may.
     Full,

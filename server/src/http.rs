@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, Request};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -34,8 +34,8 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, stop: Cancellation
             accepted = listener.accept() => accepted,
             () = stop.cancelled() => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) if is_connection_error(&error) => continue,
             Err(error) => {
                 tracing::error!(%error, "accepting a connection failed");
@@ -48,9 +48,12 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, stop: Cancellation
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "could not turn Nagle's algorithm off");
         }
-        let service = app
-            .clone()
-            .map_request(|request: Request<Incoming>| request.map(Body::new));
+        // Handlers read the peer's address as axum's `ConnectInfo`, as `axum::serve` would give it.
+        let service = app.clone().map_request(move |request: Request<Incoming>| {
+            let mut request = request.map(Body::new);
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request
+        });
         let stop = stop.clone();
         connections.spawn(serve_connection(
             TokioIo::new(stream),

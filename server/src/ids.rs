@@ -34,6 +34,15 @@ pub(crate) fn new_token() -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// Whether `text` has the shape of a token this server makes (22 characters of URL-safe base
+/// 64): what a stored record's tokens are checked against.
+pub(crate) fn is_token(text: &str) -> bool {
+    text.len() == 22
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// Compares a presented token with the real one in constant time.
 pub(crate) fn token_matches(presented: &str, real: &str) -> bool {
     presented.len() == real.len() && bool::from(presented.as_bytes().ct_eq(real.as_bytes()))
@@ -60,5 +69,7 @@ mod tests {
         assert!(token_matches(&t, &t.clone()));
         assert!(!token_matches(&new_token(), &t));
         assert!(!token_matches("", &t));
+        assert!(is_token(&t));
+        assert!(!is_token(&t[1..]) && !is_token(&format!("{}=", &t[1..])));
     }
 }

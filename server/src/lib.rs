@@ -6,9 +6,11 @@
 //! |---|---|
 //! | `config` | every setting, from flags or `FOURKINGS_*` environment variables |
 //! | `http` | accepting TCP connections and serving them with HTTP/1.1 |
+//! | `address` | limits per client address: room creations, open WebSockets (trusted proxies' `X-Forwarded-For`) |
 //! | `app` | the HTTP routes: room API, WebSocket upgrade, health, metrics |
 //! | `health` | whether the server is up and ready for rooms (`/healthz`, `/readyz`) |
 //! | `metrics` | what the server counts, as Prometheus text (`/metrics`) |
+//! | `panics` | panics caught and survived (a CPU search, a room's task): where, and what they said |
 //! | `directory` | room ids to room handles |
 //! | `room` | one task per room that owns all of its state: seats, settings, the game, the event log |
 //! | `rules_view` | what a room's rules let its players do (resigning, team chat, takebacks, claims), as clients are told |
@@ -26,6 +28,7 @@
 //! error, records the events it caused (each with the next version), serialises each event once and
 //! hands the same bytes to every connection's queue.
 
+mod address;
 mod app;
 pub mod arena;
 pub mod cli;
@@ -38,6 +41,7 @@ mod health;
 mod http;
 mod ids;
 mod metrics;
+mod panics;
 mod room;
 mod rules_view;
 pub mod storage;
@@ -52,12 +56,14 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::address::AddressLimits;
 use crate::app::AppState;
 use crate::cpu::{CpuPool, EngineBot, RandomMover, Strategy};
 use crate::directory::Directory;
 use crate::health::Health;
 use crate::metrics::Metrics;
 use crate::room::RoomContext;
+use crate::storage::health::StorageHealth;
 use crate::storage::memory::MemoryStorage;
 use crate::storage::sqlite::{SqliteStorage, Sync};
 use crate::storage::writer::StorageHandle;
@@ -65,7 +71,17 @@ use crate::storage::{Storage, StorageError};
 
 /// What each last step of a shutdown gets even when its time is up: a moment to finish what is
 /// already done.
-const AT_LEAST: std::time::Duration = std::time::Duration::from_millis(200);
+const AT_LEAST: std::time::Duration = config::SHUTDOWN_LAST_STEPS;
+
+/// How a shutdown ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// Everything the rooms did was stored.
+    Clean,
+    /// Storage did not finish in time (it hangs or keeps failing): records handed to it may not
+    /// be stored. The binary exits with a failure status then.
+    RecordsAbandoned,
+}
 
 /// Why a server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -81,9 +97,6 @@ pub enum StartError {
     /// Storage could not be opened or read (the message names the file and the problem).
     #[error(transparent)]
     Storage(#[from] StorageError),
-    /// A stored room could not be rebuilt (the source names the room and the record's kind).
-    #[error("cannot rebuild a stored room")]
-    Restore(#[source] Box<dyn std::error::Error + Send + std::marker::Sync>),
 }
 
 /// A running server.
@@ -155,7 +168,8 @@ impl Server {
             source,
         })?;
         let metrics = Arc::new(Metrics::new());
-        let storage = StorageHandle::start(store, metrics.clone());
+        let health = StorageHealth::new(config.max_held_writes, config.storage_timeout());
+        let storage = StorageHandle::start(store, metrics.clone(), health);
         let config = Arc::new(config);
         let shutdown = CancellationToken::new();
         let rooms = TaskTracker::new();
@@ -181,12 +195,26 @@ impl Server {
             .chain(loaded.alive_at)
             .max()
             .unwrap_or(0);
-        let restored = loaded.rooms.len();
+        let mut restored = 0;
         for log in loaded.rooms {
             let id = log.id.clone();
-            let handle = room::restore(&log, context.clone(), stopped_at)
-                .map_err(|e| StartError::Restore(Box::new(e)))?;
-            directory.insert(id, handle);
+            match room::restore(&log, context.clone(), stopped_at) {
+                Ok(handle) => {
+                    directory.insert(id, handle);
+                    restored += 1;
+                }
+                // One bad room must not keep the others from being served, nor be served with
+                // state it never had. It stays on disk, for someone to look at, and is set
+                // aside at every start until then.
+                Err(error) => {
+                    metrics.rooms_set_aside.inc();
+                    tracing::error!(
+                        room = %id,
+                        error = %storage::Chain(&error),
+                        "a stored room cannot be rebuilt: it is set aside (not served, kept in storage)"
+                    );
+                }
+            }
         }
         if restored > 0 {
             tracing::info!(rooms = restored, "rooms restored from storage");
@@ -207,6 +235,7 @@ impl Server {
             storage: storage.clone(),
             metrics,
             health: health.clone(),
+            limits: Arc::new(AddressLimits::new(&config)),
         };
         let app = app::router(state);
         let stop_http = CancellationToken::new();
@@ -243,7 +272,7 @@ impl Server {
     /// server is restarting (close 1012), and storage commits and closes. Past the configured
     /// shutdown time, whatever is left is abandoned; what rooms handed to storage is still
     /// committed.
-    pub async fn stop(self) {
+    pub async fn stop(self) -> Stopped {
         self.drain();
         tokio::time::sleep(self.config.drain()).await;
         let deadline = tokio::time::Instant::now() + self.config.shutdown_timeout();
@@ -261,15 +290,18 @@ impl Server {
         // storage itself hangs past the time: then the last transaction is lost whole (never
         // half: SQLite's journal), as it would be by a kill.
         let left = || deadline.max(tokio::time::Instant::now() + AT_LEAST);
-        if tokio::time::timeout_at(left(), self.storage.stop())
-            .await
-            .is_err()
-        {
-            tracing::error!("storage did not finish in time; its last writes may be lost");
-        }
+        let stored = tokio::time::timeout_at(left(), self.storage.stop()).await;
+        let stopped = match stored {
+            Ok(true) => Stopped::Clean,
+            _ => {
+                tracing::error!("storage did not finish in time; its last writes may be lost");
+                Stopped::RecordsAbandoned
+            }
+        };
         self.stop_http.cancel();
         // Plain HTTP requests in flight get what is left of the time.
         let _ = tokio::time::timeout_at(left(), self.task).await;
         tracing::info!("stopped");
+        stopped
     }
 }

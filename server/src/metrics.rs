@@ -16,6 +16,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
+use crate::panics::PanicSite;
+
 /// The content type of the text `/metrics` serves (OpenMetrics, which Prometheus reads).
 pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
@@ -54,6 +56,15 @@ pub(crate) struct Metrics {
     pub(crate) storage_commit_seconds: Histogram,
     /// Transactions that failed (and were retried).
     pub(crate) storage_errors: Counter,
+    /// Times storage began to fail (one a failure, however many tries it takes).
+    pub(crate) storage_failures: Counter,
+    /// Writes handed to the storage thread and not committed yet.
+    pub(crate) storage_queued_writes: Gauge,
+    /// Stored rooms that could not be rebuilt and were set aside (at start, or after their
+    /// task failed).
+    pub(crate) rooms_set_aside: Counter,
+    /// Panics caught, by where: a CPU search, a room's task.
+    panics: [Counter; 2],
 }
 
 /// Buckets for times that are usually well under a millisecond but can reach seconds.
@@ -149,10 +160,40 @@ impl Metrics {
         let storage_errors = Counter::default();
         registry.register(
             "storage_errors",
-            "Storage transactions that failed (each is retried until it succeeds)",
+            "Storage transactions that failed, counting every try (each is retried until it succeeds)",
             storage_errors.clone(),
         );
+        let storage_failures = Counter::default();
+        registry.register(
+            "storage_failures",
+            "Times storage began to fail: rooms took no new writes until it worked again",
+            storage_failures.clone(),
+        );
+        let storage_queued_writes = Gauge::default();
+        registry.register(
+            "storage_queued_writes",
+            "Writes handed to storage and not committed yet (what rooms hold back waits for them)",
+            storage_queued_writes.clone(),
+        );
+        let rooms_set_aside = Counter::default();
+        registry.register(
+            "rooms_set_aside",
+            "Stored rooms that could not be rebuilt (invalid records, or a task that kept \
+             failing): not served, kept in storage",
+            rooms_set_aside.clone(),
+        );
+        let panics = Family::<Label, Counter>::default();
+        registry.register(
+            "panics",
+            "Panics caught, by where: a CPU search (a random legal move is played instead) or a \
+             room's task",
+            panics.clone(),
+        );
         Metrics {
+            storage_failures,
+            storage_queued_writes,
+            rooms_set_aside,
+            panics: PanicSite::ALL.map(|p| panics.get_or_create_owned(&[("site", p.name())])),
             rooms: STATES.map(|s| rooms.get_or_create_owned(&[("state", status_name(s))])),
             players: clients.get_or_create_owned(&[("role", "player")]),
             spectators: clients.get_or_create_owned(&[("role", "spectator")]),
@@ -185,6 +226,11 @@ impl Metrics {
         self.moves_rejected
             .get_or_create(&[("code", code.as_str())])
             .inc();
+    }
+
+    /// Counts a panic caught at `site` (or, for the CPU, an answer that could not be played).
+    pub(crate) fn panics(&self, site: PanicSite) {
+        self.panics[site as usize].inc();
     }
 
     /// Counts a CPU move and how long it took to choose.

@@ -127,6 +127,23 @@ pub struct TestServer {
     _data: Option<TempDir>,
 }
 
+/// The configuration test servers start from: the defaults, on a free port of 127.0.0.1, with
+/// no limits per client address (every test client comes from 127.0.0.1, and the tests of
+/// those limits set them).
+pub fn test_config() -> Config {
+    let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
+    config.room_creations_per_minute = 0;
+    config.max_connections_per_address = 0;
+    config
+}
+
+/// The environment a server process is started with unless a test says otherwise: no limits
+/// per client address, as in [`test_config`].
+const PROCESS_ENV: [(&str, &str); 2] = [
+    ("FOURKINGS_ROOM_CREATIONS_PER_MINUTE", "0"),
+    ("FOURKINGS_MAX_CONNECTIONS_PER_ADDRESS", "0"),
+];
+
 impl TestServer {
     /// Starts a server with the default configuration.
     pub async fn start() -> TestServer {
@@ -154,7 +171,7 @@ impl TestServer {
         adjust: impl FnOnce(&mut Config),
         storage: Box<dyn fourkings_server::storage::Storage>,
     ) -> TestServer {
-        let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
+        let mut config = test_config();
         adjust(&mut config);
         let strategy = std::sync::Arc::new(fourkings_server::cpu::RandomMover);
         let server = Server::start_with_storage(config, strategy, storage)
@@ -177,7 +194,7 @@ impl TestServer {
         adjust: impl FnOnce(&mut Config),
         strategy: std::sync::Arc<dyn fourkings_server::cpu::Strategy>,
     ) -> TestServer {
-        let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
+        let mut config = test_config();
         let data = match store {
             Store::Memory => None,
             Store::SqliteFile => {
@@ -340,6 +357,35 @@ impl TestServer {
             .expect("the WebSocket opens");
         let snapshot = client.snapshot().await;
         (client, snapshot)
+    }
+
+    /// Opens a room's WebSocket from the local address `local` (any of 127.0.0.0/8 reaches the
+    /// server): a client at another address, for the limits per address.
+    pub async fn connect_from(
+        &self,
+        room: &str,
+        local: std::net::IpAddr,
+    ) -> anyhow::Result<Client> {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(std::net::SocketAddr::new(local, 0))?;
+        let stream = socket.connect(self.server.addr()).await?;
+        let url = format!("ws://{}/ws/{room}", self.server.addr());
+        let (socket, _) =
+            tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)).await?;
+        let mut client = Client {
+            socket,
+            next_req: 0,
+        };
+        client.snapshot().await;
+        Ok(client)
+    }
+
+    /// An HTTP client whose requests come from the local address `local`.
+    pub fn http_from(local: std::net::IpAddr) -> reqwest::Client {
+        reqwest::Client::builder()
+            .local_address(local)
+            .build()
+            .expect("an HTTP client")
     }
 
     /// Opens a room's WebSocket, with an Origin header if given.
@@ -783,6 +829,9 @@ impl ServerProcess {
             .stderr(stderr);
         if !env.iter().any(|(key, _)| *key == "FOURKINGS_DATABASE") {
             command.env("FOURKINGS_IN_MEMORY", "true");
+        }
+        for (key, value) in PROCESS_ENV {
+            command.env(key, value);
         }
         for (key, value) in env {
             command.env(key, value);

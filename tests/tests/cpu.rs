@@ -306,3 +306,101 @@ async fn cpu_seats_answer_draw_offers_as_their_strategy_judges() {
         GameChange::DrawDeclined
     );
 }
+
+/// A CPU that holds each answer until the test lets it go, and answers its first search with
+/// the first of the moves it is offered and every later one with the last.
+struct HeldInTurn {
+    calls: AtomicUsize,
+    release: Mutex<mpsc::Receiver<()>>,
+    /// The moves it chose, in coordinate form, by call.
+    chosen: Mutex<Vec<String>>,
+}
+
+impl Strategy for HeldInTurn {
+    fn choose(&self, request: &CpuRequest) -> Move {
+        let call = self.calls.fetch_add(1, Ordering::SeqCst);
+        let _ = self.release.lock().unwrap().recv_timeout(WAIT);
+        let moves = request.root.moves();
+        let mv = if call == 0 {
+            moves[0]
+        } else {
+            moves[moves.len() - 1]
+        };
+        self.chosen
+            .lock()
+            .unwrap()
+            .push(mv.to_string().replace('-', ""));
+        mv
+    }
+}
+
+/// Issue 21, item 5: a search from before a rematch answers after the new game's search has
+/// begun, for a position that looks the same (the first ply of the same start): its move is not
+/// played, and it leaves the new search waited for.
+#[tokio::test]
+async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
+    let (release, released) = mpsc::channel();
+    let held = Arc::new(HeldInTurn {
+        calls: AtomicUsize::new(0),
+        release: Mutex::new(released),
+        chosen: Mutex::new(Vec::new()),
+    });
+    let server = TestServer::with_strategy(
+        |c| {
+            c.grace_seconds = 0.05;
+            c.cpu_threads = Some(2);
+        },
+        held.clone(),
+    )
+    .await;
+    let settings = SettingsPatch {
+        rotate_first_seat: Some(false),
+        ..SettingsPatch::default()
+    };
+    let mut table = Table::seat_four(&server, &settings, true).await;
+    // Red drops; the CPU starts thinking for Red (and holds its answer).
+    let red = table.players.remove(0);
+    red.close().await;
+    let thinking = eventually(WAIT, || async { held.calls.load(Ordering::SeqCst) == 1 }).await;
+    assert!(thinking, "the CPU thinks for Red");
+    // The game ends and a new one begins, Red to move first again, in the same position.
+    let blue_token = table.tokens[1].clone();
+    table.players[0]
+        .ok(|req| ClientMessage::Resign {
+            req,
+            seat: seat(1),
+            token: blue_token,
+        })
+        .await;
+    let host_token = table.room.host_token.clone();
+    table.players[0]
+        .ok(|req| ClientMessage::Rematch { req, host_token })
+        .await;
+    let second = eventually(WAIT, || async { held.calls.load(Ordering::SeqCst) == 2 }).await;
+    assert!(second, "the CPU thinks for Red in the new game");
+    // The old search answers first, then the new one.
+    release.send(()).expect("the first search waits");
+    release.send(()).expect("the second search waits");
+    let moved = table.players[0]
+        .event_where(|_, e| match e {
+            Event::Moved(moved) => Some(moved.clone()),
+            _ => None,
+        })
+        .await;
+    let (_, snapshot) = server.connect(&table.room.id).await;
+    let game = snapshot.game.expect("a game");
+    assert_eq!(moved.ply, 1);
+    assert_eq!(game.moves.len(), 1, "one move only: {:?}", game.moves);
+    let chosen = held.chosen.lock().unwrap().clone();
+    assert_eq!(chosen.len(), 2);
+    assert_ne!(chosen[0], chosen[1]);
+    assert_eq!(
+        moved.mv, chosen[1],
+        "the new search's move is played, not the old one's"
+    );
+    assert_eq!(
+        held.calls.load(Ordering::SeqCst),
+        2,
+        "no third search began"
+    );
+}

@@ -16,7 +16,7 @@ use fourkings_protocol::{
     ChatChannel, ClientMessage, ErrorBody, ErrorCode, Event, Presence, ServerMessage, SettingsPatch,
 };
 use fourkings_server::storage::memory::MemoryStorage;
-use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
+use fourkings_server::storage::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
 use fourkings_tests::{Table, TestServer, seat};
 
 /// The samples of a scrape: `name{labels}` → value.
@@ -272,6 +272,10 @@ impl Storage for HangingStorage {
         self.inner.load()
     }
 
+    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
+        self.inner.room(id)
+    }
+
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
         if self.hang.load(Ordering::SeqCst) {
             // Returns when the test drops the sender.
@@ -308,12 +312,28 @@ async fn a_shutdown_ends_within_its_time_even_when_storage_hangs() {
             token: None,
         })
         .await;
+    let closing = tokio::spawn(async move {
+        let (messages, code) = watcher.until_closed().await;
+        (messages, code)
+    });
     let began = Instant::now();
     // Bounded here too, so that a shutdown that hangs fails the test rather than stalling it.
-    tokio::time::timeout(Duration::from_secs(10), server.server.stop())
+    let stopped = tokio::time::timeout(Duration::from_secs(10), server.server.stop())
         .await
         .expect("the shutdown ends");
     let took = began.elapsed();
+    // Issue 21, item 3: the shutdown says records were abandoned (the binary exits with a
+    // failure status), and the client is still told to come back later, without the answer
+    // that was never stored.
+    assert_eq!(stopped, fourkings_server::Stopped::RecordsAbandoned);
+    let (messages, code) = closing.await.unwrap();
+    assert_eq!(code, Some(fourkings_protocol::close::SERVER_RESTARTING.0));
+    assert!(
+        !messages
+            .iter()
+            .any(|m| matches!(m, ServerMessage::Ack { req: 1, .. })),
+        "{messages:?}"
+    );
     // The time, then a moment for storage and one for HTTP.
     assert!(
         took >= Duration::from_millis(300) && took < Duration::from_millis(1500),

@@ -7,8 +7,10 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use fourkings_engine::notation::{read_pgn, read_pgn4};
-use fourkings_protocol::{ClientMessage, Event, ServerMessage, SettingsPatch};
-use fourkings_server::storage::{ArchivedGame, Loaded, Storage, StorageError, Write};
+use fourkings_protocol::{
+    ClientMessage, ErrorBody, ErrorCode, Event, RoomInfo, ServerMessage, SettingsPatch,
+};
+use fourkings_server::storage::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
 use fourkings_tests::{
     ServerProcess, Store, Table, TempDir, TestServer, WAIT, eventually, fourkings_binary,
     on_every_store, seat,
@@ -61,6 +63,10 @@ impl Storage for Gated {
         self.inner.lock().unwrap().load()
     }
 
+    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
+        self.inner.lock().unwrap().room(id)
+    }
+
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
         let (lock, ready) = &*self.open;
         let mut open = lock.lock().unwrap();
@@ -80,11 +86,19 @@ impl Storage for Gated {
 on_every_store!(multi_thread: nothing_is_seen_before_it_is_stored);
 async fn nothing_is_seen_before_it_is_stored(store: Store) {
     let storage = Gated::new(store);
-    let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
+    let server = TestServer::with_storage(
+        |c| c.storage_timeout_seconds = 0.3,
+        Box::new(storage.clone()),
+    )
+    .await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     for player in &mut table.players {
         player.drain().await;
     }
+    let info_path = format!("/api/rooms/{}", table.room.id);
+    let game_path = format!("/api/rooms/{}/game", table.room.id);
+    let info_before: RoomInfo = server.get(&info_path).await.json().await.unwrap();
+    let game_before = server.get(&game_path).await.text().await.unwrap();
     // The disk stalls: Red's move is accepted by the room, but neither the ack nor the diff may
     // reach anyone until it is stored.
     storage.set_open(false);
@@ -96,6 +110,22 @@ async fn nothing_is_seen_before_it_is_stored(store: Store) {
         );
     }
     assert!(!storage.stored_records().iter().any(|r| r.contains("h2h4")));
+    // Issue 21, item 1: nor on any other path. The room's info is the durable one, at once; the
+    // game download waits for the move to be durable, and says so when it is not in time; a new
+    // room is not announced before it is stored; the metrics do not count the move.
+    let info: RoomInfo = server.get(&info_path).await.json().await.unwrap();
+    assert_eq!(info, info_before, "the room as stored");
+    let download = server.get(&game_path).await;
+    assert_eq!(download.status(), 503);
+    let body: ErrorBody = download.json().await.unwrap();
+    assert_eq!(body.code, ErrorCode::StorageUnavailable);
+    let created = server.post_room("").await;
+    assert_eq!(
+        created.status(),
+        503,
+        "no 201 for a room that is not stored"
+    );
+    assert_eq!(server.metric("fourkings_moves_accepted_total").await, 0.0);
     storage.set_open(true);
     assert!(matches!(
         table.players[0].answer(req).await,
@@ -108,6 +138,17 @@ async fn nothing_is_seen_before_it_is_stored(store: Store) {
     table.players[2]
         .event_where(|_, e| matches!(e, Event::Moved(_)).then_some(()))
         .await;
+    let info: RoomInfo = server.get(&info_path).await.json().await.unwrap();
+    assert!(
+        info.v > info_before.v,
+        "the stored move is in the room's info"
+    );
+    let game = server.get(&game_path).await.text().await.unwrap();
+    assert!(
+        game.contains("h2-h4") && !game_before.contains("h2-h4"),
+        "{game}"
+    );
+    assert_eq!(server.metric("fourkings_moves_accepted_total").await, 1.0);
 }
 
 on_every_store!(multi_thread: one_transaction_commits_the_records_of_many_rooms);
@@ -124,14 +165,15 @@ async fn one_transaction_commits_the_records_of_many_rooms(store: Store) {
         waiting.push(table.send_move(seat(0), 0, "h2h4").await);
     }
     // Every room has accepted its move, and so handed its record to the writer, while the
-    // writer is held (the rooms count a move as accepted and queue its record in one step).
+    // writer is held (its queue counts them; a move is counted as accepted only once stored).
     let rooms = tables.len() as f64;
     let server = &server;
-    let accepted = eventually(WAIT, || async move {
-        server.metric("fourkings_moves_accepted_total").await == rooms
+    let queued = eventually(WAIT, || async move {
+        server.metric("fourkings_storage_queued_writes").await >= rooms
     })
     .await;
-    assert!(accepted, "every room accepted its move");
+    assert!(queued, "every room handed its move to storage");
+    assert_eq!(server.metric("fourkings_moves_accepted_total").await, 0.0);
     storage.set_open(true);
     for (table, req) in tables.iter_mut().zip(waiting) {
         assert!(matches!(
@@ -442,4 +484,88 @@ fn a_missing_database_is_created_and_migrated() {
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
+}
+
+/// Issue 21, item 4: an empty file is started as a new database, and the log says so.
+#[test]
+fn an_empty_database_file_starts_a_new_database_and_says_so() {
+    let dir = temp_dir("empty");
+    let path = dir.join("rooms.db");
+    std::fs::write(&path, b"").unwrap();
+    let log_path = dir.join("server.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let database = path.to_str().unwrap().to_owned();
+    let mut server = ServerProcess::spawn_logging_to(
+        fourkings_binary!(),
+        &["serve", "--addr", "127.0.0.1:0"],
+        &[("FOURKINGS_DATABASE", &database)],
+        log,
+    );
+    assert!(server.signal_and_wait("TERM").success());
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(
+        log.contains("the database file is empty (0 bytes): starting a new, empty database in it")
+            && log.contains(&database),
+        "{log}"
+    );
+    let version: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert!(version >= 1, "the new database has the schema");
+}
+
+/// Issue 21, item 4: every stored record is checked as it loads. A room whose records were
+/// changed on disk into something the server never writes is set aside (not served, counted,
+/// kept in the file); the other rooms are served as before.
+#[tokio::test]
+async fn a_room_whose_records_were_altered_on_disk_is_set_aside_and_the_rest_served() {
+    let dir = fourkings_tests::TempDir::new("altered");
+    let path = dir.0.join("rooms.db");
+    let on_file = |c: &mut fourkings_server::Config| {
+        c.in_memory = false;
+        c.database = path.clone();
+    };
+    let server = TestServer::with(on_file).await;
+    let altered = server.create_room(&SettingsPatch::default()).await;
+    let kept = server.create_room(&SettingsPatch::default()).await;
+    server.server.stop().await;
+
+    let changed = rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE records SET body = replace(body, '\"preset\":\"teams\"', '\"preset\":\"chaturanga\"') \
+             WHERE room = ?1",
+            [&altered.id],
+        )
+        .unwrap();
+    assert_eq!(changed, 1, "the room's creation record");
+
+    let server = TestServer::with(on_file).await;
+    assert_eq!(
+        server
+            .get(&format!("/api/rooms/{}", altered.id))
+            .await
+            .status(),
+        404,
+        "not served with settings it never had"
+    );
+    assert_eq!(
+        server
+            .get(&format!("/api/rooms/{}", kept.id))
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(server.metric("fourkings_rooms_set_aside_total").await, 1.0);
+    server.server.stop().await;
+    let still_there: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM records WHERE room = ?1 AND body LIKE '%chaturanga%'",
+            [&altered.id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(still_there, 1, "kept in the file for someone to look at");
 }

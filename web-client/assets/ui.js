@@ -97,6 +97,9 @@ export function errorText(error) {
     no_alternative: "That was the only legal move: it stands.",
     cannot_claim: "The win cannot be claimed now.",
     not_host: "Only the host can do that.",
+    rate_limited: "Too many new rooms from your address: wait a minute and try again.",
+    too_many_connections: "Too many open connections from your address: close some tabs.",
+    storage_unavailable: "The server cannot save right now: try again in a moment.",
   };
   return (error.code && known[error.code]) || error.message || "Something went wrong.";
 }

@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use crate::{Config, LogFormat, Server};
+use crate::{Config, LogFormat, Server, Stopped};
 use tracing_subscriber::EnvFilter;
 
 /// The multi-threaded runtime the server runs on.
@@ -23,8 +23,12 @@ pub(crate) fn run(config: Config) -> anyhow::Result<()> {
         println!("listening on http://{}", server.addr());
         signals.wait().await;
         tracing::info!("shutting down");
-        server.stop().await;
-        Ok(())
+        match server.stop().await {
+            Stopped::Clean => Ok(()),
+            Stopped::RecordsAbandoned => Err(anyhow::anyhow!(
+                "stopped before storage finished: the last records may not be stored"
+            )),
+        }
     })
 }
 

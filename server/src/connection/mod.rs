@@ -97,10 +97,23 @@ pub(crate) async fn run(
         // Whichever side ends first ends the connection: the client closing (the reader), or the
         // server closing it (the writer sent the close frame; no need to wait for the reply).
         tokio::select! {
-            () = read_loop(&mut stream, &room, conn, &outbox, &config, &heard) => {}
+            end = read_loop(&mut stream, &room, conn, &outbox, &config, &heard) => {
+                if end == ReadEnd::Flooded {
+                    // The room answers what came within the limit, then says `rate_limited` and
+                    // closes, in that order: it holds the answers (some wait to be durable).
+                    if !room.send(Command::Flooded { conn }).await {
+                        flooded(&outbox);
+                    }
+                    writer_done = drain_until_closed(&mut stream, &mut writer, config.write_timeout()).await;
+                }
+            }
             _ = &mut writer => writer_done = true,
         }
         room.send(Command::Disconnect { conn }).await;
+    } else {
+        // The room is gone (it closed, or its task failed and it is being rebuilt).
+        let (code, reason) = close::ROOM_RESTARTING;
+        outbox.close(code, reason);
     }
     if writer_done {
         // The server closed the connection. Read (and drop) what the client still sends for a
@@ -123,6 +136,34 @@ pub(crate) async fn run(
     }
 }
 
+/// Reads and drops what the client sends until the writer has sent the close frame (or `limit`
+/// has passed): a socket closed with unread input is reset, and a reset can overtake the close
+/// frame. Whether the writer finished.
+async fn drain_until_closed(
+    stream: &mut futures_util::stream::SplitStream<WebSocket>,
+    writer: &mut tokio::task::JoinHandle<()>,
+    limit: std::time::Duration,
+) -> bool {
+    let deadline = tokio::time::sleep(limit);
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            _ = &mut *writer => return true,
+            frame = stream.next() => if frame.is_none() { return false },
+            () = &mut deadline => return false,
+        }
+    }
+}
+
+/// Why the reader stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadEnd {
+    /// The client closed, the socket failed or the room ended: nothing more to do.
+    Over,
+    /// The client sent more than the rate allows: the room is to answer and close.
+    Flooded,
+}
+
 async fn read_loop(
     stream: &mut futures_util::stream::SplitStream<WebSocket>,
     room: &RoomHandle,
@@ -130,7 +171,7 @@ async fn read_loop(
     outbox: &Outbox,
     config: &Config,
     heard: &Heard,
-) {
+) -> ReadEnd {
     let mut limit = RateLimit::new(config.rate_per_second, config.rate_burst);
     let fail = |req, code: ErrorCode, message: String| {
         outbox.send(encode(&ServerMessage::Error { req, code, message }));
@@ -143,7 +184,7 @@ async fn read_loop(
             Ok(Message::Text(text)) => text,
             Ok(Message::Binary(_)) => {
                 if !limit.allow(now) {
-                    return flooded(outbox);
+                    return ReadEnd::Flooded;
                 }
                 fail(
                     None,
@@ -152,11 +193,11 @@ async fn read_loop(
                 );
                 continue;
             }
-            Ok(Message::Close(_)) => return,
+            Ok(Message::Close(_)) => return ReadEnd::Over,
             // Control frames count toward the rate too: a flood of pings is still a flood.
             Ok(Message::Ping(_) | Message::Pong(_)) => {
                 if !limit.allow(now) {
-                    return flooded(outbox);
+                    return ReadEnd::Flooded;
                 }
                 continue;
             }
@@ -171,23 +212,23 @@ async fn read_loop(
                         close::TOO_LARGE,
                     ),
                     Some(WsError::Utf8(_)) => (
-                        ErrorCode::TooLarge,
+                        ErrorCode::NotUtf8,
                         "the frame was not UTF-8",
                         close::NOT_UTF8,
                     ),
                     _ => (
-                        ErrorCode::TooLarge,
+                        ErrorCode::BadFrame,
                         "the frame was malformed",
                         close::MALFORMED,
                     ),
                 };
                 fail(None, code, message.into());
                 outbox.close(close.0, close.1);
-                return;
+                return ReadEnd::Over;
             }
         };
         if !limit.allow(now) {
-            return flooded(outbox);
+            return ReadEnd::Flooded;
         }
         if text.len() > config.max_message_bytes {
             fail(
@@ -196,7 +237,7 @@ async fn read_loop(
                 format!("messages are at most {} bytes", config.max_message_bytes),
             );
             outbox.close(close::TOO_LARGE.0, close::TOO_LARGE.1);
-            return;
+            return ReadEnd::Over;
         }
         match parse(&text) {
             Ok(msg) => {
@@ -209,20 +250,27 @@ async fn read_loop(
                     })
                     .await
                 {
-                    return;
+                    return ReadEnd::Over;
                 }
             }
             Err((req, code, message)) => fail(req, code, message),
         }
     }
+    ReadEnd::Over
 }
 
-fn flooded(outbox: &Outbox) {
-    outbox.send(encode(&ServerMessage::Error {
+/// The error a flooding client gets before its connection is closed with [`close::TOO_MANY`].
+pub(crate) fn rate_limited() -> Utf8Bytes {
+    encode(&ServerMessage::Error {
         req: None,
         code: ErrorCode::RateLimited,
         message: "too many messages".into(),
-    }));
+    })
+}
+
+/// Says `rate_limited` and closes, when the room is not there to do it after its answers.
+fn flooded(outbox: &Outbox) {
+    outbox.send(rate_limited());
     outbox.close(close::TOO_MANY.0, close::TOO_MANY.1);
 }
 

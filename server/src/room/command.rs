@@ -9,6 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::driver::CpuJobId;
 use crate::config::Config;
 use crate::connection::{ConnId, Outbox};
 use crate::cpu::CpuPool;
@@ -40,6 +41,12 @@ pub(crate) enum Command {
         /// The connection.
         conn: ConnId,
     },
+    /// A connection sent more than the rate allows: it gets the answers to what it sent before,
+    /// then the error `rate_limited`, then the close.
+    Flooded {
+        /// The connection.
+        conn: ConnId,
+    },
     /// A message from a connection.
     Message {
         /// The connection.
@@ -61,6 +68,8 @@ pub(crate) enum Command {
     },
     /// A CPU player chose a move for the position with this ply count and hash.
     CpuMoved {
+        /// The search that chose it (the room answers only its latest search).
+        job: CpuJobId,
         /// The ply the move was chosen for.
         ply: u32,
         /// The hash of the position it was chosen in.

@@ -33,7 +33,11 @@ enum Outgoing {
         frame: Utf8Bytes,
         /// When the connection read the move.
         received: std::time::Instant,
+        /// Whether it is an ack: the move is counted as accepted when it goes out, durable.
+        accepted: bool,
     },
+    /// Closes the connection, after what was sent to it before.
+    Close(u16, &'static str),
 }
 
 /// A connection that left: it closed, or was dropped.
@@ -183,15 +187,22 @@ impl Delivery {
     }
 
     /// Sends the answer to a move read at `received` (its round trip is measured when it is
-    /// handed over), once every event up to `needs` is durable.
+    /// handed over, and an `accepted` move counted), once every event up to `needs` is durable:
+    /// the metrics count only moves that are stored.
     pub(crate) fn answer_move(
         &mut self,
         conn: ConnId,
         frame: Utf8Bytes,
         received: std::time::Instant,
+        accepted: bool,
         needs: u64,
     ) {
-        self.send_outgoing(conn, Outgoing::Answer { frame, received }, needs);
+        let answer = Outgoing::Answer {
+            frame,
+            received,
+            accepted,
+        };
+        self.send_outgoing(conn, answer, needs);
     }
 
     /// Sends every connection but `except` the events of `log` from version `from` on, each in
@@ -215,6 +226,12 @@ impl Delivery {
         self.fanning = frames;
     }
 
+    /// Closes `conn` with `code`, after everything sent to it before (held or not): the room
+    /// forgets it then.
+    pub(crate) fn close(&mut self, conn: ConnId, (code, reason): (u16, &'static str), needs: u64) {
+        self.send_outgoing(conn, Outgoing::Close(code, reason), needs);
+    }
+
     fn send_outgoing(&mut self, conn: ConnId, outgoing: Outgoing, needs: u64) {
         if self.durable < needs || !self.held.is_empty() {
             self.held.push_back((needs, conn, outgoing));
@@ -224,17 +241,28 @@ impl Delivery {
     }
 
     fn deliver(&mut self, id: ConnId, outgoing: Outgoing) {
+        if let Outgoing::Answer { accepted: true, .. } = outgoing {
+            // Durable now, whether or not its connection is still there to hear of it.
+            self.metrics.moves_accepted.inc();
+        }
         let Some(conn) = self.conns.get(&id) else {
             return;
         };
         let queued = match outgoing {
             Outgoing::Frame(frame) => conn.outbox.queue(frame),
-            Outgoing::Answer { frame, received } => {
+            Outgoing::Answer {
+                frame, received, ..
+            } => {
                 let queued = conn.outbox.queue(frame);
                 self.metrics
                     .move_seconds
                     .observe(received.elapsed().as_secs_f64());
                 queued
+            }
+            Outgoing::Close(code, reason) => {
+                conn.outbox.close(code, reason);
+                self.disconnect(id);
+                return;
             }
         };
         match queued {
@@ -293,5 +321,13 @@ impl Delivery {
     /// How many connections are open.
     pub(crate) fn len(&self) -> usize {
         self.conns.len()
+    }
+}
+
+impl Drop for Delivery {
+    /// A room that ends closes its connections first, with its reason; one that did not (its
+    /// task panicked) leaves them here, and they are told to reconnect to the rebuilt room.
+    fn drop(&mut self) {
+        self.close_all(fourkings_protocol::close::ROOM_RESTARTING);
     }
 }

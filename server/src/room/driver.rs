@@ -16,9 +16,17 @@ use super::record::GameAction;
 use super::refusal::Refusal;
 use super::views;
 
+/// Names one CPU search of a room: a result carries the id of the search that found it, so that
+/// a result from an older search (before a rematch or a takeback, in a position that may look
+/// the same) is told apart from the one the room waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CpuJobId(u64);
+
 /// A CPU move being computed. Dropping it stops the computation: a room that forgets its job
 /// (the result is stale, or the room itself ends) never leaves a search running for nobody.
 struct CpuJob {
+    /// Which search it is.
+    id: CpuJobId,
     /// The ply it is for.
     ply: u32,
     /// The hash of the position it is for.
@@ -47,9 +55,11 @@ pub(crate) struct GameDriver {
     finished_since: Option<Instant>,
     /// The CPU move being computed, if its result can still be played.
     cpu_job: Option<CpuJob>,
-    /// Whether a CPU move is being computed for the current ply (also after its job was
-    /// dropped: the search has not answered yet).
-    cpu_thinking: bool,
+    /// The search that has not answered yet, if one runs for the current game (also after its
+    /// job was dropped: a result that is still good when it comes is played).
+    cpu_thinking: Option<CpuJobId>,
+    /// The id the next search gets.
+    next_cpu_job: u64,
 }
 
 impl GameDriver {
@@ -63,7 +73,8 @@ impl GameDriver {
             archived: false,
             finished_since: None,
             cpu_job: None,
-            cpu_thinking: false,
+            cpu_thinking: None,
+            next_cpu_job: 0,
         }
     }
 
@@ -131,7 +142,8 @@ impl GameDriver {
         self.game = Some(game);
         self.games_played += 1;
         self.archived = false;
-        self.cpu_thinking = false;
+        // A search for the previous game may still answer: its result is not waited for.
+        self.cpu_thinking = None;
         self.cancel_cpu();
         self.follow_turn(now);
     }
@@ -322,22 +334,25 @@ impl GameDriver {
         self.cpu_job.as_ref().map(|job| (job.ply, job.hash))
     }
 
-    /// Whether the CPU is thinking about the current ply.
+    /// Whether a CPU search runs for the current game and has not answered yet.
     pub(crate) fn cpu_thinking(&self) -> bool {
-        self.cpu_thinking
+        self.cpu_thinking.is_some()
     }
 
-    /// The CPU starts thinking about the position `(ply, hash)`; the flag stops it. Replacing
-    /// a job stops the old one.
-    pub(crate) fn start_cpu(&mut self, ply: u32, hash: u64) -> Arc<AtomicBool> {
+    /// The CPU starts a search of the position `(ply, hash)`: its id, and the flag that stops
+    /// it. Replacing a job stops the old one.
+    pub(crate) fn start_cpu(&mut self, ply: u32, hash: u64) -> (CpuJobId, Arc<AtomicBool>) {
+        let id = CpuJobId(self.next_cpu_job);
+        self.next_cpu_job += 1;
         let cancel = Arc::new(AtomicBool::new(false));
         self.cpu_job = Some(CpuJob {
+            id,
             ply,
             hash,
             cancel: cancel.clone(),
         });
-        self.cpu_thinking = true;
-        cancel
+        self.cpu_thinking = Some(id);
+        (id, cancel)
     }
 
     /// Stops the CPU's thinking, if it thinks.
@@ -345,12 +360,18 @@ impl GameDriver {
         self.cpu_job = None;
     }
 
-    /// The CPU answered for `(ply, hash)`: it thinks no more, and its job is done.
-    pub(crate) fn cpu_answered(&mut self, ply: u32, hash: u64) {
-        self.cpu_thinking = false;
-        if self.cpu_job() == Some((ply, hash)) {
+    /// The search `job` answered. `true` if it is the one the room waits for (it thinks no
+    /// more, its job is done); `false` for an older search's late answer, which changes
+    /// nothing: the state of the newer search stays as it is.
+    pub(crate) fn cpu_answered(&mut self, job: CpuJobId) -> bool {
+        if self.cpu_thinking != Some(job) {
+            return false;
+        }
+        self.cpu_thinking = None;
+        if self.cpu_job.as_ref().is_some_and(|j| j.id == job) {
             self.cpu_job = None;
         }
+        true
     }
 }
 

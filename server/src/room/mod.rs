@@ -42,6 +42,7 @@ mod clock;
 mod command;
 mod delivery;
 mod driver;
+mod durable_views;
 mod events;
 mod journal;
 mod observe;

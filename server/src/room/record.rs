@@ -170,3 +170,52 @@ impl From<StoredAudience> for Audience {
         }
     }
 }
+
+/// Why a stored record cannot be applied, whatever the room's state: it holds something the
+/// server never writes (someone or something changed it on disk).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum InvalidRecord {
+    /// Its settings are not settings a room can have.
+    #[error("its settings are invalid")]
+    Settings(#[source] super::rules::SettingsError),
+    /// A token that is not shaped like the server's tokens.
+    #[error("it holds a token of the wrong shape")]
+    Token,
+    /// A player's name that is empty.
+    #[error("it names a player with an empty name")]
+    EmptyName,
+}
+
+impl Record {
+    /// Checks what a stored record holds on its own, before it is applied (which checks it
+    /// against the room's state): the settings, tokens and names a record read back from disk
+    /// carries must be ones the server could have written.
+    pub(crate) fn check_stored(&self) -> Result<(), InvalidRecord> {
+        use crate::ids::is_token;
+        match self {
+            Record::Created {
+                settings,
+                host_token,
+            } => {
+                super::rules::validate(settings).map_err(InvalidRecord::Settings)?;
+                is_token(host_token)
+                    .then_some(())
+                    .ok_or(InvalidRecord::Token)
+            }
+            Record::Settings { settings } => {
+                super::rules::validate(settings).map_err(InvalidRecord::Settings)
+            }
+            Record::Host { token, .. } => is_token(token).then_some(()).ok_or(InvalidRecord::Token),
+            Record::Seat {
+                slot: StoredSlot::Human { name, token },
+                ..
+            } => {
+                if name.trim().is_empty() {
+                    return Err(InvalidRecord::EmptyName);
+                }
+                is_token(token).then_some(()).ok_or(InvalidRecord::Token)
+            }
+            _ => Ok(()),
+        }
+    }
+}

@@ -5,6 +5,7 @@ use fourkings_engine::game::GameError;
 use fourkings_protocol::ErrorCode;
 
 use super::rules::SettingsError;
+use crate::storage::health::StorageDown;
 
 /// A request the room refused, with what the client is told.
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +105,9 @@ pub(crate) enum Refusal {
     /// The game's own refusal.
     #[error(transparent)]
     Game(#[from] GameError),
+    /// Storage takes no writes now, and this request would need one.
+    #[error("{0}: nothing was changed; try again in a moment")]
+    StorageUnavailable(#[from] StorageDown),
 }
 
 impl Refusal {
@@ -132,6 +136,7 @@ impl Refusal {
             Refusal::ChatLength { .. } | Refusal::BadChat(_) => ErrorCode::BadChat,
             Refusal::NotAllowed(_) => ErrorCode::NotAllowed,
             Refusal::ChatLimited { .. } => ErrorCode::ChatLimited,
+            Refusal::StorageUnavailable(_) => ErrorCode::StorageUnavailable,
             Refusal::Game(error) => match error {
                 GameError::GameOver => ErrorCode::GameOver,
                 GameError::NotYourTurn { .. } => ErrorCode::NotYourTurn,

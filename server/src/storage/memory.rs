@@ -37,6 +37,10 @@ impl Storage for MemoryStorage {
         })
     }
 
+    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
+        Ok(self.rooms.get(id).cloned())
+    }
+
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
         for write in writes {
             match write {

@@ -10,6 +10,7 @@
 //! (WAL mode), [`memory::MemoryStorage`] in memory (tests, and a server that needs no
 //! durability). A server database can implement the same trait.
 
+pub(crate) mod health;
 pub mod memory;
 pub mod sqlite;
 pub(crate) mod writer;
@@ -97,6 +98,13 @@ pub enum FileProblem {
     /// Setting the file up fails otherwise.
     #[error("cannot be set up")]
     Setup,
+    /// The file was deleted (or moved away) while the server had it open: what is written goes
+    /// into a file nobody can open again.
+    #[error("is gone: it was deleted or moved while the server had it open")]
+    Gone,
+    /// Another file took its place while the server had it open.
+    #[error("was replaced by another file while the server had it open")]
+    Replaced,
 }
 
 impl StorageError {
@@ -213,6 +221,9 @@ pub enum Write {
 pub trait Storage: Send + 'static {
     /// Everything about the rooms still open, and when the last run was last alive.
     fn load(&mut self) -> Result<Loaded, StorageError>;
+    /// Everything stored about one open room (`None` if it is not stored, or closed): what a
+    /// room whose task failed is rebuilt from. Rare, so it may be slow.
+    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError>;
     /// Applies `writes` atomically: all of them or none.
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError>;
     /// An archived game.

@@ -81,6 +81,8 @@ pub enum Sync {
 pub struct SqliteStorage {
     connection: Connection,
     path: PathBuf,
+    /// The opened file's device and inode, to notice the path naming another file (or none).
+    identity: (u64, u64),
     /// Rooms closed since their records were last deleted.
     closed_since_purge: usize,
     last_purge: Instant,
@@ -112,6 +114,15 @@ impl SqliteStorage {
                 return Err(file_error((FileProblem::NotAFile, None)));
             }
             check_length(path, meta.len()).map_err(file_error)?;
+            if meta.len() == 0 {
+                // SQLite takes an empty file for an empty database. It may be a new file someone
+                // made for the server, or a database that was lost: either way, an operator must
+                // be able to tell from the log.
+                tracing::warn!(
+                    path = %name,
+                    "the database file is empty (0 bytes): starting a new, empty database in it"
+                );
+            }
             if meta.permissions().readonly()
                 || std::fs::OpenOptions::new().write(true).open(path).is_err()
             {
@@ -123,8 +134,12 @@ impl SqliteStorage {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let connection = Connection::open_with_flags(path, flags)
             .map_err(|e| file_error(because(FileProblem::CannotOpen, e)))?;
+        let identity = std::fs::metadata(path)
+            .map(|meta| file_identity(&meta))
+            .map_err(|e| file_error((FileProblem::Unreadable, Some(e.into()))))?;
         let mut storage = SqliteStorage {
             connection,
+            identity,
             path: path.to_owned(),
             closed_since_purge: 0,
             last_purge: Instant::now(),
@@ -238,6 +253,20 @@ impl SqliteStorage {
         Ok(deleted)
     }
 
+    /// Whether the path still names the file opened (same device and inode).
+    fn check_identity(&self) -> Result<(), StorageError> {
+        let problem = match std::fs::metadata(&self.path) {
+            Err(_) => FileProblem::Gone,
+            Ok(meta) if file_identity(&meta) != self.identity => FileProblem::Replaced,
+            Ok(_) => return Ok(()),
+        };
+        Err(StorageError::File {
+            path: self.path.display().to_string(),
+            problem,
+            cause: None,
+        })
+    }
+
     // Taken by value so that it reads `map_err(Self::db)`.
     #[allow(clippy::needless_pass_by_value)]
     fn db(e: rusqlite::Error) -> StorageError {
@@ -299,7 +328,47 @@ impl Storage for SqliteStorage {
         })
     }
 
+    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
+        let c = &self.connection;
+        let version: Option<i64> = c
+            .query_row(
+                "SELECT version FROM rooms WHERE id = ?1 AND closed_at IS NULL",
+                [id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(Self::db)?;
+        let Some(version) = version else {
+            return Ok(None);
+        };
+        let mut log = RoomLog {
+            id: id.to_owned(),
+            records: Vec::new(),
+            version: version as u64,
+        };
+        // Records have no index by room (see the schema): this reads them all, which is fine for
+        // a room rebuilt after its task failed, and keeps every move's insert cheap.
+        let mut query = c
+            .prepare_cached("SELECT at, body, v FROM records WHERE room = ?1 ORDER BY id")
+            .map_err(Self::db)?;
+        let mut rows = query.query([id]).map_err(Self::db)?;
+        while let Some(row) = rows.next().map_err(Self::db)? {
+            log.records.push((
+                row.get::<_, i64>(0).map_err(Self::db)? as u64,
+                row.get(1).map_err(Self::db)?,
+            ));
+            if let Some(v) = row.get::<_, Option<i64>>(2).map_err(Self::db)? {
+                log.version = log.version.max(v as u64);
+            }
+        }
+        Ok(Some(log))
+    }
+
     fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
+        // A commit into a file that was deleted or replaced would be lost at the next start:
+        // refused, so that storage counts as failing (and the writes stay held) until the file
+        // is put back.
+        self.check_identity()?;
         let mut closed = 0;
         let tx = self.connection.transaction().map_err(Self::db)?;
         {
@@ -399,6 +468,19 @@ impl Storage for SqliteStorage {
             .optional()
             .map_err(Self::db)
     }
+}
+
+/// A file's device and inode: what stays the same while a path names the same file.
+#[cfg(unix)]
+fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+/// Elsewhere there is no inode to compare: only a file that is gone is noticed.
+#[cfg(not(unix))]
+fn file_identity(_: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
 }
 
 /// Refuses a database file cut short, which SQLite itself may take for an empty database (and

@@ -14,6 +14,8 @@
 //! - `seats`: seat and host actions without the right token, seats and names refused, what is
 //!   fixed after the start, versions from the future;
 //! - `frames`: frames over the size limit and floods, which end the connection (1009, 1008);
+//! - `raw`: bytes written by hand: a burst past the rate in one write, frames that are not UTF-8
+//!   or not WebSocket frames (issue 21);
 //! - `upgrade`: the WebSocket upgrade's Origin check, and requests that are not an upgrade;
 //! - `support`: the server, the room's state, [`support::Row`] and the loop that runs a table
 //!   ([`support::refuse_all`]).
@@ -21,6 +23,7 @@
 mod frames;
 mod json;
 mod moves;
+mod raw;
 mod seats;
 mod support;
 mod upgrade;

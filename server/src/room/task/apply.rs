@@ -25,6 +25,11 @@ impl Room {
     // Taken by value so that callers build the record in the call.
     #[allow(clippy::needless_pass_by_value)]
     pub(super) fn commit(&mut self, record: Record) -> Result<(), Refusal> {
+        // Readers keep seeing the room as it was until this change is durable.
+        if !self.time.is_replaying() && self.all_durable() && !self.views.holds_info() {
+            let info = self.info();
+            self.views.hold_info(info);
+        }
         self.apply(&record)?;
         if !self.time.is_replaying() {
             log_record(&record, self.driver.game(), self.driver.games_played());

@@ -13,8 +13,11 @@ mod rematch;
 mod requests;
 mod snapshot;
 
+use std::panic::AssertUnwindSafe;
+
 use fourkings_engine::Preset;
 use fourkings_protocol::{Event, SeatIndex, ServerMessage, Settings};
+use futures_util::FutureExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -22,11 +25,13 @@ use tracing::Instrument;
 use super::chat::Chat;
 use super::command::{Command, RoomContext, RoomHandle};
 use super::delivery::Delivery;
+use super::driver::CpuJobId;
 use super::driver::GameDriver;
+use super::durable_views::DurableViews;
 use super::events::{EventLog, encode};
 use super::journal::Journal;
 use super::observe::{Reported, record_kind, request_span};
-use super::record::{Record, StoredAbsence};
+use super::record::{InvalidRecord, Record, StoredAbsence};
 use super::refusal::Refusal;
 use super::rules;
 use super::seating::Seating;
@@ -34,8 +39,9 @@ use super::session::Session;
 use super::timebase::Timebase;
 use crate::connection::ConnId;
 use crate::ids::new_token;
-use crate::storage::RoomLog;
+use crate::panics::PanicSite;
 use crate::storage::writer::{Written, now_ms};
+use crate::storage::{Chain, RoomLog};
 
 /// Why a stored room could not be rebuilt.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +54,18 @@ pub(crate) enum RestoreError {
         /// What the JSON reader said.
         #[source]
         source: serde_json::Error,
+    },
+    /// A record that holds what the server never writes (changed on disk). The message names
+    /// it by kind only: a record may hold tokens.
+    #[error("room {room}: a {kind} record is invalid")]
+    Invalid {
+        /// The room.
+        room: String,
+        /// The record's kind.
+        kind: &'static str,
+        /// What is wrong with it.
+        #[source]
+        source: InvalidRecord,
     },
     /// A record the room refuses to apply. The message names it by kind only: a record may
     /// hold tokens.
@@ -79,13 +97,30 @@ pub(crate) struct Room {
     events: EventLog,
     journal: Journal,
     delivery: Delivery,
+    /// What HTTP readers see: the room as of its durable version.
+    views: DurableViews,
     time: Timebase,
     /// Since when nobody has been connected.
     empty_since: Option<Instant>,
+    /// Whether anyone has ever connected (or, for a restored room, taken a seat): a room
+    /// nobody joined is closed sooner.
+    joined: bool,
     /// Set when the room should end.
     closing: bool,
+    /// While storage takes no writes, when the room next looks whether it does: its timers
+    /// (turn limits, grace periods, closing) wait until then.
+    storage_wait: Option<Instant>,
+    /// A CPU move that came while storage took no writes, played once it does.
+    deferred_cpu: Option<(CpuJobId, u32, u64, fourkings_engine::Move)>,
     /// What this room last added to the server's gauges.
     reported: Reported,
+}
+
+impl Drop for Room {
+    /// However the room ends (closed, or its task panicked), it no longer counts in the gauges.
+    fn drop(&mut self) {
+        self.reported.update(&self.context.metrics, None, 0, 0);
+    }
 }
 
 /// The span every line a room logs is in: its id (the room link's id, not a secret; the tokens
@@ -101,10 +136,10 @@ pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (Ro
     let handle = RoomHandle::new(tx.clone());
     let span = room_span(&id);
     let tasks = context.tasks.clone();
-    let mut room = span.in_scope(|| Room::new(id, settings, context, &tx));
+    let mut room = span.in_scope(|| Room::new(id, settings, context, tx.downgrade()));
     room.persist();
     let host_token = room.seating.host_token().to_owned();
-    tasks.spawn(room.run(rx).instrument(span));
+    tasks.spawn(supervise(room, rx, tx.downgrade()).instrument(span));
     (handle, host_token)
 }
 
@@ -119,10 +154,67 @@ pub(crate) fn restore(
     let handle = RoomHandle::new(tx.clone());
     let span = room_span(&log.id);
     let tasks = context.tasks.clone();
-    let mut room = span.in_scope(|| Room::restore(log, context, &tx, stopped_at))?;
+    let mut room = span.in_scope(|| Room::restore(log, context, tx.downgrade(), stopped_at))?;
     span.in_scope(|| room.resume());
-    tasks.spawn(room.run(rx).instrument(span));
+    tasks.spawn(supervise(room, rx, tx.downgrade()).instrument(span));
     Ok(handle)
+}
+
+/// How often a room whose timers wait for storage looks again whether it takes writes.
+const STORAGE_RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How many times a room whose task panicked is rebuilt before it is set aside.
+const MOST_REBUILDS: u32 = 3;
+
+/// Runs a room's task, and rebuilds the room from storage if the task panics: the panic is
+/// logged and counted, the room's connections are told to reconnect (they resume from their
+/// version), and the room goes on from what it had made durable, with the same inbox, so its
+/// handles stay good. Nothing that was not durable had been shown to anyone. A room that keeps
+/// panicking, or cannot be read back, is set aside: it leaves the directory and stays on disk.
+async fn supervise(
+    mut room: Room,
+    mut inbox: mpsc::Receiver<Command>,
+    weak: mpsc::WeakSender<Command>,
+) {
+    let id = room.id.clone();
+    let context = room.context.clone();
+    let set_aside = |why: &str| {
+        context.metrics.rooms_set_aside.inc();
+        tracing::error!("{why}: the room is set aside (not served, kept in storage)");
+        let _ = context.closed.send(id.clone());
+    };
+    let mut rebuilds = 0;
+    loop {
+        let Err(panic) = AssertUnwindSafe(room.run(&mut inbox)).catch_unwind().await else {
+            return;
+        };
+        context.metrics.panics(PanicSite::Room);
+        let message = crate::panics::message(panic.as_ref());
+        tracing::error!(panic = %message, "the room's task panicked");
+        if rebuilds == MOST_REBUILDS {
+            return set_aside("it kept panicking, rebuilt as often as it may be");
+        }
+        rebuilds += 1;
+        let log = match context.storage.room(&id).await {
+            Ok(Some(log)) => log,
+            Ok(None) => return set_aside("it is not in storage"),
+            Err(error) => {
+                tracing::error!(error = %Chain(&error), "reading the room back");
+                return set_aside("it cannot be read back");
+            }
+        };
+        room = match Room::restore(&log, context.clone(), weak.clone(), now_ms()) {
+            Ok(mut rebuilt) => {
+                rebuilt.resume();
+                tracing::info!(rebuilds, "the room was rebuilt from storage");
+                rebuilt
+            }
+            Err(error) => {
+                tracing::error!(error = %Chain(&error), "rebuilding the room");
+                return set_aside("it cannot be rebuilt");
+            }
+        };
+    }
 }
 
 impl Room {
@@ -130,7 +222,7 @@ impl Room {
         id: String,
         settings: Settings,
         context: RoomContext,
-        inbox: &mpsc::Sender<Command>,
+        inbox: mpsc::WeakSender<Command>,
     ) -> Room {
         let host_token = new_token();
         let config = &context.config;
@@ -143,11 +235,15 @@ impl Room {
             events: EventLog::new(config.event_history),
             journal: Journal::new(id.clone(), context.storage.clone()),
             delivery: Delivery::new(context.metrics.clone()),
+            views: DurableViews::new(),
             time: Timebase::live(),
             empty_since: Some(Instant::now()),
+            joined: false,
             closing: false,
+            storage_wait: None,
+            deferred_cpu: None,
             reported: Reported::default(),
-            inbox: inbox.downgrade(),
+            inbox,
             context,
             id,
         };
@@ -164,7 +260,7 @@ impl Room {
     fn restore(
         log: &RoomLog,
         context: RoomContext,
-        inbox: &mpsc::Sender<Command>,
+        inbox: mpsc::WeakSender<Command>,
         stopped_at: u64,
     ) -> Result<Room, RestoreError> {
         let defaults = rules::defaults(Preset::Teams);
@@ -174,6 +270,13 @@ impl Room {
             let record: Record =
                 serde_json::from_str(body).map_err(|source| RestoreError::Unreadable {
                     room: log.id.clone(),
+                    source,
+                })?;
+            record
+                .check_stored()
+                .map_err(|source| RestoreError::Invalid {
+                    room: log.id.clone(),
+                    kind: record_kind(&record),
                     source,
                 })?;
             room.time.record_at(*at);
@@ -190,6 +293,8 @@ impl Room {
         room.delivery.durable_upto(log.version);
         room.driver.restored();
         room.time.go_live();
+        room.joined =
+            room.driver.is_started() || SeatIndex::ALL.iter().any(|&s| room.seating.is_human(s));
         Ok(room)
     }
 
@@ -213,7 +318,7 @@ impl Room {
 
     /// The room's task: commands and timers one at a time, until the room is closed (nobody
     /// connected for the idle time), every handle is gone, or the server stops.
-    async fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
+    async fn run(mut self, inbox: &mut mpsc::Receiver<Command>) {
         let shutdown = self.context.shutdown.clone();
         // The stop signal and the timer are made once and re-armed only when the deadline
         // changes: making them afresh for every command (a waiter registered and dropped, a
@@ -237,7 +342,7 @@ impl Room {
                     Some(command) => self.handle(command),
                     None => break,
                 },
-                Some(upto) = self.journal.committed() => self.delivery.durable_upto(upto),
+                Some(upto) = self.journal.committed() => self.durable_upto(upto),
                 () = &mut timer, if armed.is_some() => {
                     // Fired: whatever deadline comes next is armed anew, even an equal one.
                     armed = None;
@@ -257,7 +362,6 @@ impl Room {
                 break;
             }
         }
-        self.reported.update(&self.context.metrics, None, 0, 0);
         let _ = self.context.closed.send(self.id.clone());
     }
 
@@ -266,9 +370,17 @@ impl Room {
             Command::Connect { conn, outbox } => {
                 self.delivery.connect(conn, outbox);
                 self.empty_since = None;
+                self.joined = true;
                 self.send_snapshot(conn);
             }
             Command::Disconnect { conn } => self.delivery.disconnect(conn),
+            Command::Flooded { conn } => {
+                let needs = self.events.version();
+                self.delivery
+                    .send(conn, crate::connection::rate_limited(), needs);
+                self.delivery
+                    .close(conn, fourkings_protocol::close::TOO_MANY, needs);
+            }
             Command::Message {
                 conn,
                 msg,
@@ -278,12 +390,27 @@ impl Room {
                 span.in_scope(|| self.request(conn, msg, received));
             }
             Command::Info { reply } => {
-                let _ = reply.send(self.info());
+                let info = match self.views.pending_info() {
+                    Some(durable) => durable.clone(),
+                    None => self.info(),
+                };
+                let _ = reply.send(info);
             }
             Command::GameFile { reply } => {
-                let _ = reply.send(self.game_file());
+                let (needs, durable) = (self.events.version(), self.delivery.durable());
+                self.views
+                    .send_game_file(reply, self.game_file(), needs, durable);
             }
-            Command::CpuMoved { ply, hash, mv } => self.cpu_moved(ply, hash, mv),
+            Command::CpuMoved { job, ply, hash, mv } => {
+                if self.context.storage.health().is_err() {
+                    // Its move waits for storage, and the search stays the one waited for.
+                    self.deferred_cpu = Some((job, ply, hash, mv));
+                    self.storage_wait
+                        .get_or_insert(Instant::now() + STORAGE_RECHECK);
+                } else {
+                    self.cpu_moved(job, ply, hash, mv);
+                }
+            }
         }
     }
 
@@ -309,8 +436,22 @@ impl Room {
     fn persist(&mut self) {
         let version = self.events.version();
         if self.journal.hand_over(version) == Written::Now {
-            self.delivery.durable_upto(version);
+            self.durable_upto(version);
         }
+    }
+
+    /// Storage made everything up to `upto` durable: what waited for it goes out, to clients and
+    /// to HTTP readers.
+    fn durable_upto(&mut self, upto: u64) {
+        self.delivery.durable_upto(upto);
+        let durable = self.delivery.durable();
+        self.views
+            .durable_upto(durable, durable >= self.events.version());
+    }
+
+    /// Whether everything the room published is durable (nothing on its way to the disk).
+    fn all_durable(&self) -> bool {
+        self.delivery.durable() >= self.events.version()
     }
 
     /// The server is stopping: everything this room did is handed to the writer, and what waited
@@ -321,10 +462,20 @@ impl Room {
     async fn shut_down(&mut self) {
         self.driver.cancel_cpu();
         self.persist();
+        let limit = Instant::now() + self.context.config.room_flush_limit();
         while self.delivery.durable() < self.journal.stored_version() {
-            match self.journal.committed().await {
-                Some(upto) => self.delivery.durable_upto(upto),
-                None => break,
+            match tokio::time::timeout_at(limit, self.journal.committed()).await {
+                Ok(Some(upto)) => self.durable_upto(upto),
+                Ok(None) => break,
+                Err(_) => {
+                    // What waits for storage is never sent: it may not be stored.
+                    tracing::warn!(
+                        durable = self.delivery.durable(),
+                        handed_over = self.journal.stored_version(),
+                        "storage did not make this room's records durable in time; closing its connections anyway"
+                    );
+                    break;
+                }
             }
         }
         self.delivery
@@ -338,8 +489,11 @@ impl Room {
     /// The earliest moment a timer needs the room: a turn or bank running out, a grace period
     /// ending, the room having been empty for too long.
     fn next_deadline(&self) -> Option<Instant> {
+        if self.storage_wait.is_some() {
+            return self.storage_wait;
+        }
         let config = &self.context.config;
-        let idle = self.empty_since.map(|since| since + config.idle_room());
+        let idle = self.idle_deadline();
         let finished = self
             .driver
             .finished_since()
@@ -353,16 +507,36 @@ impl Room {
             .min()
     }
 
+    /// When the room closes for want of anyone connected: the idle time after the last one
+    /// left, or sooner (the unjoined time) if nobody ever came.
+    fn idle_deadline(&self) -> Option<Instant> {
+        let config = &self.context.config;
+        let after = if self.joined {
+            config.idle_room()
+        } else {
+            config.unjoined_room().min(config.idle_room())
+        };
+        self.empty_since.map(|since| since + after)
+    }
+
     /// Whatever timers are due at `now`.
     fn on_timer(&mut self, now: Instant) {
+        self.storage_wait = None;
+        if self.context.storage.health().is_err() {
+            // Timers change the room (a turn runs out, a grace period ends, the room closes):
+            // while storage takes no writes they wait, and what they would hold stays bounded.
+            self.storage_wait = Some(now + STORAGE_RECHECK);
+            return;
+        }
+        if let Some((job, ply, hash, mv)) = self.deferred_cpu.take() {
+            self.cpu_moved(job, ply, hash, mv);
+        }
         for seat in self.seating.graces_due(now) {
             self.set_absence(seat, StoredAbsence::GraceOver);
         }
         self.clock_timers(now);
         let config = &self.context.config;
-        let idle = self
-            .empty_since
-            .is_some_and(|since| now >= since + config.idle_room());
+        let idle = self.idle_deadline().is_some_and(|at| now >= at);
         let unwanted = self
             .driver
             .finished_since()

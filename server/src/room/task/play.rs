@@ -14,8 +14,10 @@ use super::Room;
 use super::requests::Ack;
 use crate::connection::ConnId;
 use crate::cpu::CpuRequest;
+use crate::panics::PanicSite;
 use crate::room::archive;
 use crate::room::command::Command;
+use crate::room::driver::CpuJobId;
 use crate::room::record::{GameAction, Record};
 use crate::room::refusal::Refusal;
 use crate::room::seating::SeatSlot;
@@ -389,7 +391,7 @@ impl Room {
         let budget = self.cpu_budget();
         let level = self.cpu_level(self.driver.to_move());
         // Replacing a job cancels it.
-        let cancel = self.driver.start_cpu(ply, hash);
+        let (job, cancel) = self.driver.start_cpu(ply, hash);
         let request = CpuRequest {
             root,
             budget,
@@ -401,19 +403,28 @@ impl Room {
         let metrics = self.context.metrics.clone();
         tokio::spawn(
             async move {
-                if let Some((mv, took)) = pool.think(request).await {
-                    metrics.cpu_turn(level, took);
-                    let _ = inbox.send(Command::CpuMoved { ply, hash, mv }).await;
+                let Some(thought) = pool.think(request).await else {
+                    return;
+                };
+                if let Some(failure) = &thought.failure {
+                    metrics.panics(PanicSite::Cpu);
+                    tracing::error!(error = %failure, "the CPU plays a random legal move instead");
                 }
+                metrics.cpu_turn(level, thought.took);
+                let mv = thought.mv;
+                let _ = inbox.send(Command::CpuMoved { job, ply, hash, mv }).await;
             }
             .in_current_span(),
         );
     }
 
-    /// A CPU result arrived: play it if it is still for the current position and the CPU still
-    /// chooses this seat's move (the player may have come back); else drop it.
-    pub(super) fn cpu_moved(&mut self, ply: u32, hash: u64, mv: Move) {
-        self.driver.cpu_answered(ply, hash);
+    /// A CPU result arrived: play it if it is the latest search's, still for the current
+    /// position, and the CPU still chooses this seat's move (the player may have come back);
+    /// else drop it. An older search's late result changes nothing at all.
+    pub(super) fn cpu_moved(&mut self, job: CpuJobId, ply: u32, hash: u64, mv: Move) {
+        if !self.driver.cpu_answered(job) {
+            return;
+        }
         let current = self.driver.position_key() == Some((ply, hash));
         if let (true, Some(seat)) = (current, self.driver.to_move()) {
             let for_player = self.seating.is_human(seat);

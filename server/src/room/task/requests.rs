@@ -41,14 +41,14 @@ impl Room {
     ) {
         let req = msg.req();
         let is_move = matches!(msg, ClientMessage::Move { .. });
-        let result = self.dispatch(conn, msg);
-        if is_move {
-            match &result {
-                Ok(_) => {
-                    self.context.metrics.moves_accepted.inc();
-                }
-                Err(refusal) => self.context.metrics.move_rejected(refusal.code()),
-            }
+        let result = match self.storage_refusal(&msg) {
+            Some(refusal) => Err(refusal),
+            None => self.dispatch(conn, msg),
+        };
+        // An accepted move is counted when its ack goes out, once it is durable (delivery).
+        let accepted_move = is_move && result.is_ok();
+        if let (true, Err(refusal)) = (is_move, &result) {
+            self.context.metrics.move_rejected(refusal.code());
         }
         let (answer, then) = match result {
             Ok(ack) if ack.pong => (ServerMessage::Pong { req }, Then::Nothing),
@@ -78,7 +78,7 @@ impl Room {
         if is_move {
             let needs = self.events.version();
             self.delivery
-                .answer_move(conn, encode(&answer), received, needs);
+                .answer_move(conn, encode(&answer), received, accepted_move, needs);
         } else {
             self.send_to(conn, &answer);
         }
@@ -96,6 +96,21 @@ impl Room {
             }
         };
         self.flush_except(covered);
+    }
+
+    /// The refusal of a request that would need a write while storage takes none (it fails,
+    /// hangs or is behind by all it may be): the room stays as it is, and the client hears so at
+    /// once. `hello`, `resync` and `ping` read only, and are answered as usual; a `hello` that
+    /// proves a seat records its player back, one record a connection at most.
+    fn storage_refusal(&self, msg: &ClientMessage) -> Option<Refusal> {
+        let reads_only = matches!(
+            msg,
+            ClientMessage::Hello { .. } | ClientMessage::Resync { .. } | ClientMessage::Ping { .. }
+        );
+        if reads_only {
+            return None;
+        }
+        self.context.storage.health().err().map(Refusal::from)
     }
 
     fn dispatch(&mut self, conn: ConnId, msg: ClientMessage) -> Result<Ack, Refusal> {

@@ -122,6 +122,13 @@ impl Drop for Running {
 /// logs. Rate limits, origin checks, heartbeats and queues keep their defaults: the load stays
 /// well inside them (a connection sends at most a few messages a second, and sends no Origin).
 const GAME_FLAGS: &[&str] = &["--in-memory", "--max-rooms", "20000"];
+/// The environment it runs with: no limits per client address, since every simulated client
+/// comes from 127.0.0.1. Variables rather than flags, so that an older build under comparison
+/// (`--against`), which knows none of them, starts all the same.
+const GAME_ENV: [(&str, &str); 2] = [
+    ("FOURKINGS_ROOM_CREATIONS_PER_MINUTE", "0"),
+    ("FOURKINGS_MAX_CONNECTIONS_PER_ADDRESS", "0"),
+];
 
 /// Starts `kind` on the server cores, with `extra` flags, and waits for its address.
 fn start(args: &Args, kind: Kind, extra: &[String]) -> anyhow::Result<Running> {
@@ -143,7 +150,8 @@ fn start(args: &Args, kind: Kind, extra: &[String]) -> anyhow::Result<Running> {
         Kind::Game | Kind::Against(_) => {
             command
                 .args(["serve", "--addr", "127.0.0.1:0"])
-                .args(GAME_FLAGS);
+                .args(GAME_FLAGS)
+                .envs(GAME_ENV);
         }
         Kind::Baseline => {
             command.args(["--addr", "127.0.0.1:0"]);

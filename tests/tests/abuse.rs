@@ -1,0 +1,190 @@
+//! Issue 21, item 7: abuse from one address cannot deny service to others. Room creation is
+//! limited per client address (behind a trusted proxy, by the address it forwards, and only
+//! then), open WebSockets per address are capped, and a room nobody ever joined expires within
+//! minutes. Every client of these tests is on this machine: 127.0.0.1 floods, 127.0.0.2 plays.
+
+use std::net::IpAddr;
+
+use fourkings_protocol::{ClientMessage, ErrorBody, ErrorCode, ServerMessage, SettingsPatch};
+use fourkings_tests::{TestServer, WAIT, eventually, seat};
+use tokio_tungstenite::tungstenite;
+
+fn ip(text: &str) -> IpAddr {
+    text.parse().unwrap()
+}
+
+/// `POST /api/rooms` with default settings from `client`, with `X-Forwarded-For` if given.
+async fn create(
+    server: &TestServer,
+    client: &reqwest::Client,
+    forwarded: Option<&str>,
+) -> reqwest::Response {
+    let mut request = client.post(format!("{}/api/rooms", server.base)).body("");
+    if let Some(forwarded) = forwarded {
+        request = request.header("x-forwarded-for", forwarded);
+    }
+    request.send().await.unwrap()
+}
+
+/// Creates rooms until one is refused: how many were created, and the refusal.
+async fn create_until_refused(
+    server: &TestServer,
+    client: &reqwest::Client,
+    forwarded: Option<&str>,
+) -> (usize, reqwest::Response) {
+    for created in 0..200 {
+        let response = create(server, client, forwarded).await;
+        if response.status() != 201 {
+            return (created, response);
+        }
+    }
+    panic!("200 rooms created from one address without a refusal");
+}
+
+#[tokio::test]
+async fn a_flood_from_one_address_leaves_another_address_creating_and_playing() {
+    let server = TestServer::with(|c| {
+        c.room_creations_per_minute = 3;
+        c.room_creation_burst = 6;
+        c.max_connections_per_address = 4;
+        // Without the limits, one address would fill the server.
+        c.max_rooms = 40;
+    })
+    .await;
+    let flooder = TestServer::http_from(ip("127.0.0.1"));
+    let (created, refused) = create_until_refused(&server, &flooder, None).await;
+    // The burst, plus a token refilled if the loop was slow (3 a minute: one every 20 s).
+    assert!((6..=7).contains(&created), "{created} rooms");
+    assert_eq!(refused.status(), 429);
+    let retry: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=20).contains(&retry), "Retry-After: {retry}");
+    let body: ErrorBody = refused.json().await.unwrap();
+    assert_eq!(body.code, ErrorCode::RateLimited);
+
+    // The flooder's connections: four, then refused.
+    let room = create(&server, &TestServer::http_from(ip("127.0.0.3")), None)
+        .await
+        .json::<fourkings_protocol::CreateRoomResponse>()
+        .await
+        .unwrap();
+    let mut open = Vec::new();
+    for _ in 0..4 {
+        open.push(
+            server
+                .connect_from(&room.id, ip("127.0.0.1"))
+                .await
+                .expect("within the cap"),
+        );
+    }
+    match server.connect_from(&room.id, ip("127.0.0.1")).await {
+        Err(error) => match error.downcast_ref::<tungstenite::Error>() {
+            Some(tungstenite::Error::Http(response)) => assert_eq!(response.status(), 429),
+            other => panic!("refused with 429, not {other:?}"),
+        },
+        Ok(_) => panic!("a fifth connection from one address is refused"),
+    }
+
+    // Another address creates a room and plays in it.
+    let other = TestServer::http_from(ip("127.0.0.2"));
+    let response = create(&server, &other, None).await;
+    assert_eq!(response.status(), 201);
+    let room = response
+        .json::<fourkings_protocol::CreateRoomResponse>()
+        .await
+        .unwrap();
+    let mut player = server
+        .connect_from(&room.id, ip("127.0.0.2"))
+        .await
+        .expect("another address connects");
+    let token = player.take_seat(seat(0), "Ann").await;
+    let host_token = room.host_token.clone();
+    player
+        .ok(|req| ClientMessage::Start { req, host_token })
+        .await;
+    let answer = player.play_move(seat(0), &token, 0, "h2h4").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+
+    // A connection that closes frees its place.
+    open.pop().unwrap().close().await;
+    let freed = eventually(WAIT, || async {
+        server.connect_from(&room.id, ip("127.0.0.1")).await.is_ok()
+    })
+    .await;
+    assert!(freed, "a place freed by a closed connection is taken again");
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_forwarded_address_counts_and_only_then() {
+    let limits = |c: &mut fourkings_server::Config| {
+        c.room_creations_per_minute = 1;
+        c.room_creation_burst = 2;
+    };
+    // Without a trusted proxy, the header is the client's own word: ignored.
+    let server = TestServer::with(limits).await;
+    let client = TestServer::http_from(ip("127.0.0.1"));
+    assert_eq!(
+        create(&server, &client, Some("203.0.113.1")).await.status(),
+        201
+    );
+    assert_eq!(
+        create(&server, &client, Some("203.0.113.2")).await.status(),
+        201
+    );
+    assert_eq!(
+        create(&server, &client, Some("203.0.113.3")).await.status(),
+        429
+    );
+
+    // Behind one, each forwarded client counts apart, and the proxy itself is no client.
+    let server = TestServer::with(|c| {
+        limits(c);
+        c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+    })
+    .await;
+    let (created, refused) = create_until_refused(&server, &client, Some("203.0.113.1")).await;
+    assert_eq!((created, refused.status().as_u16()), (2, 429));
+    // What a client wrote before the proxy's entry is not believed.
+    assert_eq!(
+        create(&server, &client, Some("198.51.100.9, 203.0.113.1"))
+            .await
+            .status(),
+        429
+    );
+    assert_eq!(
+        create(&server, &client, Some("203.0.113.2")).await.status(),
+        201
+    );
+}
+
+#[tokio::test]
+async fn a_room_nobody_joined_expires_long_before_an_idle_one() {
+    let server = TestServer::with(|c| c.unjoined_room_seconds = 0.2).await;
+    let unjoined = server.create_room(&SettingsPatch::default()).await;
+    let joined = server.create_room(&SettingsPatch::default()).await;
+    let (visitor, _) = server.connect(&joined.id).await;
+    visitor.close().await;
+    let expired = eventually(WAIT, || async {
+        server
+            .get(&format!("/api/rooms/{}", unjoined.id))
+            .await
+            .status()
+            == 404
+    })
+    .await;
+    assert!(
+        expired,
+        "a room nobody joined is closed after the unjoined time"
+    );
+    // Created at the same moment, the room someone joined waits for the idle time (30 minutes).
+    assert_eq!(
+        server
+            .get(&format!("/api/rooms/{}", joined.id))
+            .await
+            .status(),
+        200
+    );
+}

@@ -1,0 +1,319 @@
+//! Issue 21, item 2: a failing disk is loud and bounded. While storage fails, a request that
+//! would need a write is refused at once with `storage_unavailable` and changes nothing, reads
+//! keep working, `/readyz` says `storage stopped`, one failure is counted once however many
+//! tries it takes, and what was held is written and delivered as soon as storage works again,
+//! without a restart. Writes waiting for storage are capped: past the cap, requests that would
+//! need another are refused the same way.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use fourkings_protocol::{
+    ChatChannel, ClientMessage, ErrorCode, Event, RoomInfo, ServerMessage, SettingsPatch,
+};
+use fourkings_server::storage::memory::MemoryStorage;
+use fourkings_server::storage::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
+use fourkings_tests::{Table, TestServer, WAIT, eventually, seat};
+
+/// Storage in memory whose commits fail while the test says so (a full disk, an I/O error).
+#[derive(Clone)]
+struct Failing {
+    inner: Arc<Mutex<MemoryStorage>>,
+    fail: Arc<AtomicBool>,
+}
+
+impl Failing {
+    fn new() -> Failing {
+        Failing {
+            inner: Arc::new(Mutex::new(MemoryStorage::new())),
+            fail: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn set_failing(&self, failing: bool) {
+        self.fail.store(failing, Ordering::SeqCst);
+    }
+}
+
+impl Storage for Failing {
+    fn load(&mut self) -> Result<Loaded, StorageError> {
+        self.inner.lock().unwrap().load()
+    }
+
+    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
+        self.inner.lock().unwrap().room(id)
+    }
+
+    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
+        if self.fail.load(Ordering::SeqCst) {
+            return Err(StorageError::database(std::io::Error::other(
+                "No space left on device (os error 28)",
+            )));
+        }
+        self.inner.lock().unwrap().write(writes)
+    }
+
+    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
+        self.inner.lock().unwrap().game(id)
+    }
+}
+
+async fn readyz(server: &TestServer) -> (u16, String) {
+    let response = server.get("/readyz").await;
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_lands_after() {
+    let storage = Failing::new();
+    let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    // A second room, with nothing on its way to the disk when storage fails.
+    let quiet = server.create_room(&SettingsPatch::default()).await;
+    for player in &mut table.players {
+        player.drain().await;
+    }
+    assert_eq!(readyz(&server).await, (200, "ready".to_owned()));
+
+    // The disk fills up just as Red moves: the move is held, and retried.
+    storage.set_failing(true);
+    let red_move = table.send_move(seat(0), 0, "h2h4").await;
+    let noticed = eventually(WAIT, || async {
+        readyz(&server).await == (503, "storage stopped".to_owned())
+    })
+    .await;
+    assert!(noticed, "readiness says storage stopped");
+
+    // A request that needs a write is refused at once, and changes nothing.
+    let info_before: RoomInfo = server
+        .get(&format!("/api/rooms/{}", quiet.id))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let (mut visitor, snapshot) = server.connect(&quiet.id).await;
+    assert_eq!(snapshot.v, info_before.v, "a new connection is served");
+    let began = std::time::Instant::now();
+    visitor
+        .fails(ErrorCode::StorageUnavailable, |req| {
+            ClientMessage::TakeSeat {
+                req,
+                seat: seat(0),
+                name: "Ann".into(),
+            }
+        })
+        .await;
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(2),
+        "answered within the bound"
+    );
+    visitor
+        .fails(ErrorCode::StorageUnavailable, |req| ClientMessage::Chat {
+            req,
+            channel: ChatChannel::Spectators,
+            text: "hello?".into(),
+            seat: None,
+            token: None,
+        })
+        .await;
+    let info_after: RoomInfo = server
+        .get(&format!("/api/rooms/{}", quiet.id))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(info_after, info_before, "the room is as it was");
+    let created = server.post_room("").await;
+    assert_eq!(
+        created.status(),
+        503,
+        "no new room while nothing can be stored"
+    );
+
+    // One failure, however many tries it takes.
+    let retried = eventually(WAIT, || async {
+        server.metric("fourkings_storage_errors_total").await >= 3.0
+    })
+    .await;
+    assert!(retried, "the commit is retried");
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
+
+    // The disk has room again: what was held is stored and delivered, without a restart.
+    storage.set_failing(false);
+    assert!(matches!(
+        table.players[0].answer(red_move).await,
+        ServerMessage::Ack { .. }
+    ));
+    table.players[1]
+        .event_where(|_, e| matches!(e, Event::Moved(_)).then_some(()))
+        .await;
+    let recovered = eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await;
+    assert!(recovered, "ready again");
+    let token = visitor.take_seat(seat(0), "Ann").await;
+    assert!(!token.is_empty(), "writes are taken again");
+    let answer = table.play(seat(1), 1, "b7c7").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
+}
+
+/// Storage in memory whose commits wait while the test holds them.
+#[derive(Clone)]
+struct Held {
+    inner: Arc<Mutex<MemoryStorage>>,
+    open: Arc<(Mutex<bool>, std::sync::Condvar)>,
+}
+
+impl Held {
+    fn new() -> Held {
+        Held {
+            inner: Arc::new(Mutex::new(MemoryStorage::new())),
+            open: Arc::new((Mutex::new(true), std::sync::Condvar::new())),
+        }
+    }
+
+    fn set_open(&self, open: bool) {
+        let (lock, ready) = &*self.open;
+        *lock.lock().unwrap() = open;
+        ready.notify_all();
+    }
+}
+
+impl Storage for Held {
+    fn load(&mut self) -> Result<Loaded, StorageError> {
+        self.inner.lock().unwrap().load()
+    }
+
+    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
+        self.inner.lock().unwrap().room(id)
+    }
+
+    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
+        let (lock, ready) = &*self.open;
+        let mut open = lock.lock().unwrap();
+        while !*open {
+            open = ready.wait(open).unwrap();
+        }
+        drop(open);
+        self.inner.lock().unwrap().write(writes)
+    }
+
+    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
+        self.inner.lock().unwrap().game(id)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_waiting_for_a_slow_disk_are_capped_and_all_land_when_it_catches_up() {
+    let storage = Held::new();
+    let server = TestServer::with_storage(
+        |c| {
+            c.max_held_writes = 3;
+            // Slow, not stalled: only the cap refuses.
+            c.storage_timeout_seconds = 60.0;
+        },
+        Box::new(storage.clone()),
+    )
+    .await;
+    let mut tables = Vec::new();
+    for _ in 0..4 {
+        let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+        for player in &mut table.players {
+            player.drain().await;
+        }
+        tables.push(table);
+    }
+    storage.set_open(false);
+    // Moves until the cap: each room's move is one write.
+    let mut held = Vec::new();
+    for table in tables.iter_mut().take(3) {
+        held.push(table.send_move(seat(0), 0, "h2h4").await);
+    }
+    let server_ref = &server;
+    let full = eventually(WAIT, || async move {
+        server_ref.metric("fourkings_storage_queued_writes").await >= 3.0
+    })
+    .await;
+    assert!(full, "three writes wait");
+    let (code, text) = readyz(&server).await;
+    assert_eq!((code, text.as_str()), (503, "storage stopped"));
+    // At the cap, the fourth room's move is refused, and its room stays as it was.
+    let refused = tables[3].play(seat(0), 0, "h2h4").await;
+    assert!(
+        matches!(
+            refused,
+            ServerMessage::Error {
+                code: ErrorCode::StorageUnavailable,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    // The disk catches up: every held move is stored and acknowledged.
+    storage.set_open(true);
+    for (table, req) in tables.iter_mut().zip(held) {
+        assert!(matches!(
+            table.players[0].answer(req).await,
+            ServerMessage::Ack { .. }
+        ));
+    }
+    let answer = tables[3].play(seat(0), 0, "h2h4").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    assert_eq!(server.metric("fourkings_moves_accepted_total").await, 4.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_file_deleted_or_replaced_while_running_is_noticed_as_a_storage_failure() {
+    let dir = fourkings_tests::TempDir::new("identity");
+    let path = dir.0.join("rooms.db");
+    let server = TestServer::with(|c| {
+        c.in_memory = false;
+        c.database = path.clone();
+    })
+    .await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    for player in &mut table.players {
+        player.drain().await;
+    }
+    let stopped = || async { readyz(&server).await == (503, "storage stopped".to_owned()) };
+
+    // Deleted (a hard link keeps it, to be put back): noticed by the next commit, within the
+    // second the writer stamps the file as alive, with nothing written into the lost file.
+    let kept = dir.0.join("kept.db");
+    std::fs::hard_link(&path, &kept).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        eventually(WAIT, stopped).await,
+        "a deleted file stops storage"
+    );
+    let refused = table.play(seat(0), 0, "h2h4").await;
+    assert!(
+        matches!(
+            refused,
+            ServerMessage::Error {
+                code: ErrorCode::StorageUnavailable,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
+
+    // Put back where it was: storage works again.
+    std::fs::rename(&kept, &path).unwrap();
+    assert!(
+        eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await,
+        "the file back, storage works"
+    );
+    let answer = table.play(seat(0), 0, "h2h4").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+
+    // Replaced by another file (a copy, renamed over it): noticed the same way.
+    let copy = dir.0.join("copy.db");
+    std::fs::copy(&path, &copy).unwrap();
+    std::fs::rename(&copy, &path).unwrap();
+    assert!(
+        eventually(WAIT, stopped).await,
+        "a replaced file stops storage"
+    );
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 2.0);
+}
