@@ -1,6 +1,8 @@
 //! PGN4 and PGN: whole games read and written back.
 
-use fourkings_engine::notation::{read_pgn, read_pgn4, write_pgn, write_pgn4};
+use fourkings_engine::notation::{
+    read_pgn, read_pgn4, write_pgn, write_pgn_upto, write_pgn4, write_pgn4_upto,
+};
 use fourkings_engine::{
     ArmyStatus, DrawReason, FfaScoring, Game, LeadEnding, Outcome, Preset, Seat,
 };
@@ -28,9 +30,15 @@ use rand_chacha::ChaCha8Rng;
 /// Plays a random game: random legal moves, walking kings walking, and in free-for-all an
 /// occasional resignation, so eliminations of every kind show up in the record.
 fn random_game(preset: Preset, seed: u64) -> Game {
+    random_game_watched(preset, seed, |_| {})
+}
+
+/// [`random_game`], showing `watch` the game before every step.
+fn random_game_watched(preset: Preset, seed: u64, mut watch: impl FnMut(&Game)) -> Game {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut game = Game::with_seed(preset.rules(), seed).unwrap();
     for _ in 0..400 {
+        watch(&game);
         if game.is_over() {
             break;
         }
@@ -244,4 +252,36 @@ fn which_free_for_all_conventions_a_file_uses_is_read_from_its_tags() {
     .unwrap();
     assert_eq!(chesscom.game.rules().lead_ending, LeadEnding::Claim);
     assert_eq!(chesscom.game.rules().ffa_scoring, FfaScoring::ChessCom);
+}
+
+/// A game written as it stood after its first events is the file of that earlier game: for
+/// every preset, at every tenth step of random games, `write_pgn4_upto` (`write_pgn_upto` for
+/// Duo) of the finished game gives the text the game had then, in progress, with no result.
+#[test]
+fn a_game_written_up_to_an_event_is_the_game_as_it_stood_then() {
+    let tags = vec![("Event".to_owned(), "test".to_owned())];
+    for preset in Preset::ALL {
+        for seed in 0..4 {
+            let mut earlier = Vec::new();
+            let mut step = 0;
+            let game = random_game_watched(preset, seed, |game| {
+                if step % 10 == 0 {
+                    earlier.push(game.clone());
+                }
+                step += 1;
+            });
+            for then in &earlier {
+                let events = then.events().len();
+                let (upto, was) = if game.rules().format == fourkings_engine::Format::Duo {
+                    (write_pgn_upto(&game, &tags, events), write_pgn(then, &tags))
+                } else {
+                    (
+                        write_pgn4_upto(&game, &tags, events),
+                        write_pgn4(then, &tags),
+                    )
+                };
+                assert_eq!(upto, was, "{preset:?}, seed {seed}, after {events} events");
+            }
+        }
+    }
 }

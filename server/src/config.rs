@@ -128,8 +128,9 @@ pub struct Config {
     /// missing).
     #[arg(long, env = "FOURKINGS_DATABASE", default_value = "fourkings.db")]
     pub database: std::path::PathBuf,
-    /// Seconds a request that needs storage (a new room, the game download while a change is on
-    /// its way to the disk) waits for it before it is answered `storage_unavailable`.
+    /// Seconds a request that needs storage (a new room, a game download across a rematch not
+    /// stored yet) waits for it before it is answered `storage_unavailable`; a commit that runs
+    /// longer makes storage count as stalled (rooms take no new writes while it lasts).
     #[arg(long, env = "FOURKINGS_STORAGE_TIMEOUT_SECONDS", default_value_t = 2.0)]
     pub storage_timeout_seconds: f64,
     /// Writes that may wait for storage at once (a slow or failing disk); past it, rooms refuse

@@ -128,6 +128,14 @@ const FRIENDLY_CAPTURE: &str = "{friendly capture}";
 /// date, players…), in order; `Variant`, `Result`, `Termination` and, for a start other than the
 /// standard one, `SetUp` and `FEN` are filled in from the game.
 pub fn write_pgn(game: &Game, tags: &[(String, String)]) -> String {
+    write_pgn_upto(game, tags, game.events().len())
+}
+
+/// Writes a Duo `game` as it stood after its first `events` events, as [`write_pgn`] writes a
+/// game: short of the whole game, it is in progress (no result, no termination).
+pub fn write_pgn_upto(game: &Game, tags: &[(String, String)], events: usize) -> String {
+    let whole = events >= game.events().len();
+    let over = whole && game.is_over();
     let mut tags = tags.to_vec();
     set_tag(&mut tags, "Variant", "Duo".to_owned());
     let start = game.start();
@@ -144,11 +152,11 @@ pub fn write_pgn(game: &Game, tags: &[(String, String)]) -> String {
             .to_string(),
         );
     }
-    let result = result_text(game.outcome());
-    if game.is_over() || tag(&tags, "Result").is_none() {
+    let result = result_text(if whole { game.outcome() } else { None });
+    if over || tag(&tags, "Result").is_none() {
         set_tag(&mut tags, "Result", result.clone());
     }
-    if let Some(termination) = termination_text(game) {
+    if let Some(termination) = termination_text(game).filter(|_| over) {
         set_tag(&mut tags, "Termination", termination);
     }
     let mut out = String::new();
@@ -159,7 +167,7 @@ pub fn write_pgn(game: &Game, tags: &[(String, String)]) -> String {
     let mut words = Vec::new();
     let mut number = 1;
     let mut first = true;
-    for event in game.events() {
+    for event in &game.events()[..events.min(game.events().len())] {
         let Event::Ply(ply) = event else { continue };
         let white = ply.army == Army::WHITE;
         if white {

@@ -575,6 +575,16 @@ fn out_of_turn_elimination(comment: &str) -> Option<(Army, Elimination)> {
 /// `StartFen4`, `Result` and `Termination`. A game still in progress keeps the `Result` and
 /// `Termination` given, if any.
 pub fn write_pgn4(game: &Game, tags: &[(String, String)]) -> String {
+    write_pgn4_upto(game, tags, game.events().len())
+}
+
+/// Writes `game` as it stood after its first `events` events (its plies and actions), as
+/// [`write_pgn4`] writes a game: what a server shows of a game whose last events are not stored
+/// yet. Short of the whole game, the game is in progress: no result, no termination.
+pub fn write_pgn4_upto(game: &Game, tags: &[(String, String)], events: usize) -> String {
+    let whole = events >= game.events().len();
+    let over = whole && game.is_over();
+    let outcome = if whole { game.outcome() } else { None };
     let rules = game.rules();
     let mut tags = tags.to_vec();
     if tags.iter().all(|(n, _)| n != "Variant") {
@@ -616,8 +626,8 @@ pub fn write_pgn4(game: &Game, tags: &[(String, String)]) -> String {
         tags.insert(at.min(tags.len()), ("StartFen4".to_owned(), String::new()));
     }
     set_tag(&mut tags, "StartFen4", start);
-    if game.is_over() || tag(&tags, "Result").is_none() {
-        let result = match game.outcome() {
+    if over || tag(&tags, "Result").is_none() {
+        let result = match outcome {
             Some(Outcome::Standings { points, .. }) => {
                 match tag(&tags, "Result").and_then(|r| ChessComResult::parse(r, &tags)) {
                     Some(given) if given.points == *points => {
@@ -630,7 +640,7 @@ pub fn write_pgn4(game: &Game, tags: &[(String, String)]) -> String {
         };
         set_tag(&mut tags, "Result", result);
     }
-    if game.is_over() && tag(&tags, "Termination").is_none() {
+    if over && tag(&tags, "Termination").is_none() {
         if let Some(termination) = termination_text(game) {
             set_tag(&mut tags, "Termination", termination);
         }
@@ -640,7 +650,7 @@ pub fn write_pgn4(game: &Game, tags: &[(String, String)]) -> String {
         write_tag(&mut out, name, value);
     }
     out.push('\n');
-    for line in movetext_lines(game) {
+    for line in movetext_lines(game, events, outcome) {
         out.push_str(&line);
         out.push('\n');
     }
@@ -655,8 +665,8 @@ fn reads_as(value: &str, rules: &RuleSet) -> bool {
     read == *rules
 }
 
-/// The movetext, one round per line.
-fn movetext_lines(game: &Game) -> Vec<String> {
+/// The movetext of the first `events` events, which end in `outcome` if any, one round per line.
+fn movetext_lines(game: &Game, events: usize, outcome: Option<&Outcome>) -> Vec<String> {
     let mut writer = RoundWriter {
         lines: Vec::new(),
         current: Vec::new(),
@@ -666,7 +676,7 @@ fn movetext_lines(game: &Game) -> Vec<String> {
     };
     // Players who left before their walking king's next move, which carries the mark.
     let mut left: ByArmy<Option<Elimination>> = ByArmy::default();
-    let events = game.events();
+    let events = &game.events()[..events.min(game.events().len())];
     for (i, event) in events.iter().enumerate() {
         match event {
             Event::Ply(ply) => {
@@ -728,7 +738,7 @@ fn movetext_lines(game: &Game) -> Vec<String> {
         }
     }
     // Teams: a mate or stalemate found when the victim's turn began, in their place.
-    match game.outcome() {
+    match outcome {
         Some(Outcome::Win {
             reason: WinReason::Checkmate { mated },
             ..

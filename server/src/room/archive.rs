@@ -1,7 +1,7 @@
 //! A finished game for the archive: the whole game as PGN4 (PGN for Duo), with its players,
 //! settings and result.
 
-use fourkings_engine::notation::{termination_text, write_pgn, write_pgn4};
+use fourkings_engine::notation::{termination_text, write_pgn_upto, write_pgn4_upto};
 use fourkings_engine::{Format, Game};
 use fourkings_protocol::{SeatIndex, Settings};
 
@@ -47,6 +47,12 @@ pub(crate) fn archived(table: Table<'_>, game: &Game, at: u64) -> ArchivedGame {
 /// A game, finished or not, as a file to download at `at`: the server's record, so that every
 /// client downloads the same text, with each ply's seat, eliminations and comments.
 pub(crate) fn game_file(table: Table<'_>, game: &Game, at: u64) -> GameFile {
+    game_file_upto(table, game, game.events().len(), at)
+}
+
+/// [`game_file`] of `game` as it stood after its first `events` events (its plies and actions):
+/// what the room shows while its last events are not durable yet.
+pub(crate) fn game_file_upto(table: Table<'_>, game: &Game, events: usize, at: u64) -> GameFile {
     let format = game.rules().format;
     let names = &table.names;
     let mut tags = vec![
@@ -58,7 +64,7 @@ pub(crate) fn game_file(table: Table<'_>, game: &Game, at: u64) -> GameFile {
         let pair = |a: usize, b: usize| format!("{} & {}", names[a], names[b]);
         tags.push(("White".to_owned(), pair(0, 2)));
         tags.push(("Black".to_owned(), pair(1, 3)));
-        ("pgn", write_pgn(game, &tags))
+        ("pgn", write_pgn_upto(game, &tags, events))
     } else {
         for (seat, name) in SeatIndex::ALL.into_iter().zip(names) {
             tags.push((views::seat_label(format, seat), name.clone()));
@@ -69,7 +75,7 @@ pub(crate) fn game_file(table: Table<'_>, game: &Game, at: u64) -> GameFile {
                 format!("{} per move", table.settings.turn_limit),
             ));
         }
-        ("pgn4", write_pgn4(game, &tags))
+        ("pgn4", write_pgn4_upto(game, &tags, events))
     };
     GameFile {
         id: table.game_id,

@@ -3,10 +3,11 @@
 //! are the room's answers to `GET /api/rooms/<id>` and to the game download.
 //!
 //! The room's info is kept as it stood before the first change that is not durable yet, from
-//! that change until it is durable: readers get it at once, even while storage is slow or stalled.
-//! (Building it costs a few small allocations, once a turn that changes the room.) A game download
-//! is written when asked and sent once the version it shows is durable; the HTTP handler bounds
-//! the wait.
+//! that change until it is durable, with how far its game had got: readers get the info at once,
+//! and the game download the game as it stood then, even while storage is slow or stalled.
+//! (Building the info costs a few small allocations, once a turn that changes the room.) Only a
+//! download across a new game not yet durable (a rematch) waits for it, as far as its HTTP handler
+//! lets it.
 
 use fourkings_protocol::RoomInfo;
 use tokio::sync::oneshot;
@@ -16,10 +17,21 @@ use super::command::GameFile;
 /// A game download waiting for durability: the version it needs, where it goes, and the file.
 type HeldGameFile = (u64, oneshot::Sender<Option<GameFile>>, Option<GameFile>);
 
+/// How far the room's game had got when everything was last durable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GameAt {
+    /// Games begun in the room by then.
+    pub(crate) games_played: u32,
+    /// The events (plies and actions) of its game by then.
+    pub(crate) events: usize,
+}
+
 /// The room's answers to HTTP readers.
 pub(crate) struct DurableViews {
     /// The info as it stood when everything was last durable, while a change since is not.
     info: Option<RoomInfo>,
+    /// How far the game had got then (`None` before a game began).
+    game: Option<GameAt>,
     /// Game downloads waiting for the version they show to be durable.
     game_files: Vec<HeldGameFile>,
 }
@@ -29,6 +41,7 @@ impl DurableViews {
     pub(crate) fn new() -> DurableViews {
         DurableViews {
             info: None,
+            game: None,
             game_files: Vec::new(),
         }
     }
@@ -38,10 +51,17 @@ impl DurableViews {
         self.info.is_some()
     }
 
-    /// The room, all durable, is about to change: readers see `info` until the change is
-    /// durable too.
-    pub(crate) fn hold_info(&mut self, info: RoomInfo) {
+    /// The room, all durable, is about to change: readers see `info`, and its game as far as
+    /// `game`, until the change is durable too.
+    pub(crate) fn hold(&mut self, info: RoomInfo, game: Option<GameAt>) {
         self.info = Some(info);
+        self.game = game;
+    }
+
+    /// How far the game readers see had got, while a change is on its way to the disk: `None`
+    /// when there is none on its way (or no game had begun).
+    pub(crate) fn pending_game(&self) -> Option<GameAt> {
+        self.info.as_ref().and(self.game)
     }
 
     /// The info readers see while a change is on its way to the disk; `None` when the room as it
@@ -72,6 +92,7 @@ impl DurableViews {
     pub(crate) fn durable_upto(&mut self, durable: u64, all_durable: bool) {
         if all_durable {
             self.info = None;
+            self.game = None;
         }
         if self.game_files.is_empty() {
             return;

@@ -6,6 +6,7 @@ use fourkings_engine::Game;
 use fourkings_protocol::SeatIndex;
 
 use super::Room;
+use crate::room::durable_views::GameAt;
 use crate::room::observe::log_record;
 use crate::room::record::{GameAction, Record, StoredAbsence};
 use crate::room::refusal::Refusal;
@@ -28,7 +29,11 @@ impl Room {
         // Readers keep seeing the room as it was until this change is durable.
         if !self.time.is_replaying() && self.all_durable() && !self.views.holds_info() {
             let info = self.info();
-            self.views.hold_info(info);
+            let game = self.driver.game().map(|game| GameAt {
+                games_played: self.driver.games_played(),
+                events: game.events().len(),
+            });
+            self.views.hold(info, game);
         }
         self.apply(&record)?;
         if !self.time.is_replaying() {

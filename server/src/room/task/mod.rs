@@ -398,8 +398,15 @@ impl Room {
             }
             Command::GameFile { reply } => {
                 let (needs, durable) = (self.events.version(), self.delivery.durable());
-                self.views
-                    .send_game_file(reply, self.game_file(), needs, durable);
+                match self.views.pending_game() {
+                    // The same game as stood when all was durable: as far as it had got then.
+                    Some(at) if at.games_played == self.driver.games_played() => {
+                        let _ = reply.send(self.game_file_upto(at.events));
+                    }
+                    _ => self
+                        .views
+                        .send_game_file(reply, self.game_file(), needs, durable),
+                }
             }
             Command::CpuMoved { job, ply, hash, mv } => {
                 if self.context.storage.health().is_err() {

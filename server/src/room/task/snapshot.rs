@@ -48,6 +48,12 @@ impl Room {
 
     /// The current game, finished or not, as a file to download.
     pub(super) fn game_file(&self) -> Option<GameFile> {
+        let events = self.driver.game()?.events().len();
+        self.game_file_upto(events)
+    }
+
+    /// The current game as it stood after its first `events` events, as a file to download.
+    pub(super) fn game_file_upto(&self, events: usize) -> Option<GameFile> {
         let game = self.driver.game()?;
         let table = archive::Table {
             room: &self.id,
@@ -55,7 +61,12 @@ impl Room {
             names: self.seating.player_names(),
             settings: &self.settings,
         };
-        Some(archive::game_file(table, game, self.time.wall_now()))
+        Some(archive::game_file_upto(
+            table,
+            game,
+            events,
+            self.time.wall_now(),
+        ))
     }
 
     /// Everything `conn` needs to draw the room, as what it holds lets it see it.
