@@ -404,3 +404,87 @@ async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
         "no third search began"
     );
 }
+
+/// Issue 21, item 5: a search from before a takeback answers for a position that is gone: its
+/// move is not played, and the search for the position after the takeback decides.
+#[tokio::test]
+async fn a_cpu_result_from_before_a_takeback_is_not_played() {
+    let (release, released) = mpsc::channel();
+    let held = Arc::new(HeldInTurn {
+        calls: AtomicUsize::new(0),
+        release: Mutex::new(released),
+        chosen: Mutex::new(Vec::new()),
+    });
+    let server = TestServer::with_strategy(
+        |c| {
+            c.grace_seconds = 0.05;
+            c.cpu_threads = Some(2);
+        },
+        held.clone(),
+    )
+    .await;
+    let settings = SettingsPatch {
+        lifelines: Some(true),
+        ..SettingsPatch::default()
+    };
+    let mut table = Table::seat_four(&server, &settings, true).await;
+    // Blue drops; once the CPU plays for Blue, Red moves and the CPU thinks for Blue.
+    let blue = table.players.remove(1);
+    blue.close().await;
+    table.players[0]
+        .event_where(|_, e| {
+            matches!(
+                e,
+                Event::Presence {
+                    seat: s,
+                    presence: fourkings_protocol::Presence::CpuPlaying,
+                    ..
+                } if *s == seat(1)
+            )
+            .then_some(())
+        })
+        .await;
+    let red_token = table.tokens[0].clone();
+    let answer = table.players[0]
+        .play_move(seat(0), &red_token, 0, "h2h4")
+        .await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    let thinking = eventually(WAIT, || async { held.calls.load(Ordering::SeqCst) == 1 }).await;
+    assert!(thinking, "the CPU thinks for Blue");
+    // Yellow takes Red's move back with a lifeline, and Red plays another.
+    let yellow_token = table.tokens[2].clone();
+    table.players[1]
+        .ok(|req| ClientMessage::TakeBack {
+            req,
+            seat: seat(2),
+            token: yellow_token,
+        })
+        .await;
+    let answer = table.players[0]
+        .play_move(seat(0), &red_token, 0, "h2h3")
+        .await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    // The old search answers, for the position before the takeback; then the new one.
+    release.send(()).expect("the first search waits");
+    let second = eventually(WAIT, || async { held.calls.load(Ordering::SeqCst) == 2 }).await;
+    assert!(second, "a search of the new position begins");
+    release.send(()).expect("the second search waits");
+    let moved = table.players[0]
+        .event_where(|_, e| match e {
+            Event::Moved(moved) if moved.seat == seat(1) => Some(moved.clone()),
+            _ => None,
+        })
+        .await;
+    let chosen = held.chosen.lock().unwrap().clone();
+    assert_eq!(
+        moved.mv, chosen[1],
+        "the new search's move, not the stale {}",
+        chosen[0]
+    );
+    let (_, snapshot) = server.connect(&table.room.id).await;
+    assert_eq!(
+        snapshot.game.unwrap().moves.len(),
+        2,
+        "Red's move and Blue's, once"
+    );
+}

@@ -574,3 +574,49 @@ async fn a_room_whose_records_were_altered_on_disk_is_set_aside_and_the_rest_ser
         .unwrap();
     assert_eq!(still_there, 1, "kept in the file for someone to look at");
 }
+
+on_every_store!(multi_thread: the_room_info_shows_seats_and_moves_as_stored);
+/// Issue 21, item 1: the room's info, while changes are on their way to the disk, is the room as
+/// stored, whatever changed: a seat taken, then (once that is stored) a move.
+async fn the_room_info_shows_seats_and_moves_as_stored(store: Store) {
+    let storage = Gated::new(store);
+    let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let info_path = format!("/api/rooms/{}", room.id);
+    let info = || async {
+        server
+            .get(&info_path)
+            .await
+            .json::<RoomInfo>()
+            .await
+            .unwrap()
+    };
+    let (mut ann, _) = server.connect(&room.id).await;
+    let empty = info().await;
+
+    storage.set_open(false);
+    let req = ann.req();
+    ann.send(&ClientMessage::TakeSeat {
+        req,
+        seat: seat(0),
+        name: "Ann".into(),
+    })
+    .await;
+    // The room has taken the seat once its record waits for storage.
+    let server_ref = &server;
+    let queued = eventually(WAIT, || async move {
+        server_ref.metric("fourkings_storage_queued_writes").await >= 1.0
+    })
+    .await;
+    assert!(queued);
+    assert_eq!(
+        info().await,
+        empty,
+        "the seat is not shown before it is stored"
+    );
+    storage.set_open(true);
+    assert!(matches!(ann.answer(req).await, ServerMessage::Ack { .. }));
+    let seated = info().await;
+    assert_eq!(seated.seats[0].name.as_deref(), Some("Ann"), "{seated:?}");
+    assert!(seated.v > empty.v);
+}

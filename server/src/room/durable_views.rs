@@ -5,9 +5,14 @@
 //! The room's info is kept as it stood before the first change that is not durable yet, from
 //! that change until it is durable, with how far its game had got: readers get the info at once,
 //! and the game download the game as it stood then, even while storage is slow or stalled.
-//! (Building the info costs a few small allocations, once a turn that changes the room.) Only a
-//! download across a new game not yet durable (a rematch) waits for it, as far as its HTTP handler
-//! lets it.
+//! Only a download across a new game not yet durable (a rematch) waits for it, as far as its HTTP
+//! handler lets it.
+//!
+//! Keeping the info is on every move's path: building it before each move's change costs 2,000
+//! instructions a move, 4.8% of the server's (callgrind over ten seconds of 100 rooms × 2 moves a
+//! second, 88.2 M instructions against 84.2 M without it). Sharing one built info between moves
+//! (an `Arc`, rebuilt only after a change other than a move) cut that to 0.3% in the same run: a
+//! saving of 4.4%, under the 10% a trick must pay to stay, so the info is simply built.
 
 use fourkings_protocol::RoomInfo;
 use tokio::sync::oneshot;
