@@ -139,7 +139,7 @@ pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (Ro
     let mut room = span.in_scope(|| Room::new(id, settings, context, tx.downgrade()));
     room.persist();
     let host_token = room.seating.host_token().to_owned();
-    tasks.spawn(supervise(room, rx, tx.downgrade()).instrument(span));
+    tasks.spawn(supervise(Box::new(room), rx, tx.downgrade()).instrument(span));
     (handle, host_token)
 }
 
@@ -156,7 +156,7 @@ pub(crate) fn restore(
     let tasks = context.tasks.clone();
     let mut room = span.in_scope(|| Room::restore(log, context, tx.downgrade(), stopped_at))?;
     span.in_scope(|| room.resume());
-    tasks.spawn(supervise(room, rx, tx.downgrade()).instrument(span));
+    tasks.spawn(supervise(Box::new(room), rx, tx.downgrade()).instrument(span));
     Ok(handle)
 }
 
@@ -172,7 +172,7 @@ const MOST_REBUILDS: u32 = 3;
 /// handles stay good. Nothing that was not durable had been shown to anyone. A room that keeps
 /// panicking, or cannot be read back, is set aside: it leaves the directory and stays on disk.
 async fn supervise(
-    mut room: Room,
+    mut room: Box<Room>,
     mut inbox: mpsc::Receiver<Command>,
     weak: mpsc::WeakSender<Command>,
 ) {
@@ -207,7 +207,7 @@ async fn supervise(
             Ok(mut rebuilt) => {
                 rebuilt.resume();
                 tracing::info!(rebuilds, "the room was rebuilt from storage");
-                rebuilt
+                Box::new(rebuilt)
             }
             Err(error) => {
                 tracing::error!(error = %Chain(&error), "rebuilding the room");
@@ -318,7 +318,9 @@ impl Room {
 
     /// The room's task: commands and timers one at a time, until the room is closed (nobody
     /// connected for the idle time), every handle is gone, or the server stops.
-    async fn run(mut self, inbox: &mut mpsc::Receiver<Command>) {
+    // Boxed: the supervisor keeps its room between runs, and a room held inline both there and in
+    // the run's future took its 4.4 KB twice.
+    async fn run(mut self: Box<Self>, inbox: &mut mpsc::Receiver<Command>) {
         let shutdown = self.context.shutdown.clone();
         // The stop signal and the timer are made once and re-armed only when the deadline
         // changes: making them afresh for every command (a waiter registered and dropped, a
