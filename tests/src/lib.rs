@@ -1,6 +1,7 @@
 //! Helpers for the end-to-end tests: a real server on 127.0.0.1 port 0, HTTP calls, and a small
 //! WebSocket client that speaks the protocol.
 
+pub mod doubles;
 pub mod model;
 
 use std::time::Duration;

@@ -334,11 +334,9 @@ impl Strategy for HeldInTurn {
     }
 }
 
-/// Issue 21, item 5: a search from before a rematch answers after the new game's search has
-/// begun, for a position that looks the same (the first ply of the same start): its move is not
-/// played, and it leaves the new search waited for.
-#[tokio::test]
-async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
+/// A server whose CPU is [`HeldInTurn`] (on two threads, so that two searches can wait at
+/// once), with a short grace period: the server, the CPU, and the sender that lets it answer.
+async fn held_in_turn_server() -> (TestServer, Arc<HeldInTurn>, mpsc::Sender<()>) {
     let (release, released) = mpsc::channel();
     let held = Arc::new(HeldInTurn {
         calls: AtomicUsize::new(0),
@@ -353,6 +351,15 @@ async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
         held.clone(),
     )
     .await;
+    (server, held, release)
+}
+
+/// Issue 21, item 5: a search from before a rematch answers after the new game's search has
+/// begun, for a position that looks the same (the first ply of the same start): its move is not
+/// played, and it leaves the new search waited for.
+#[tokio::test]
+async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
+    let (server, held, release) = held_in_turn_server().await;
     let settings = SettingsPatch {
         rotate_first_seat: Some(false),
         ..SettingsPatch::default()
@@ -409,20 +416,7 @@ async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
 /// move is not played, and the search for the position after the takeback decides.
 #[tokio::test]
 async fn a_cpu_result_from_before_a_takeback_is_not_played() {
-    let (release, released) = mpsc::channel();
-    let held = Arc::new(HeldInTurn {
-        calls: AtomicUsize::new(0),
-        release: Mutex::new(released),
-        chosen: Mutex::new(Vec::new()),
-    });
-    let server = TestServer::with_strategy(
-        |c| {
-            c.grace_seconds = 0.05;
-            c.cpu_threads = Some(2);
-        },
-        held.clone(),
-    )
-    .await;
+    let (server, held, release) = held_in_turn_server().await;
     let settings = SettingsPatch {
         lifelines: Some(true),
         ..SettingsPatch::default()

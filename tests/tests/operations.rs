@@ -8,16 +8,13 @@
 //! Item 6's bound: a shutdown ends within its configured time even when storage hangs.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{
     ChatChannel, ClientMessage, ErrorBody, ErrorCode, Event, Presence, ServerMessage, SettingsPatch,
 };
-use fourkings_server::storage::memory::MemoryStorage;
-use fourkings_server::storage::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
-use fourkings_tests::{Table, TestServer, seat};
+use fourkings_tests::doubles::TestStorage;
+use fourkings_tests::{Store, Table, TestServer, seat};
 
 /// The samples of a scrape: `name{labels}` → value.
 async fn scrape(server: &TestServer) -> BTreeMap<String, f64> {
@@ -260,48 +257,15 @@ async fn a_full_server_is_not_ready() {
     server.server.stop().await;
 }
 
-/// Storage in memory whose writes hang once `hang` is set, until the test ends.
-struct HangingStorage {
-    inner: MemoryStorage,
-    hang: Arc<AtomicBool>,
-    release: std::sync::mpsc::Receiver<()>,
-}
-
-impl Storage for HangingStorage {
-    fn load(&mut self) -> Result<Loaded, StorageError> {
-        self.inner.load()
-    }
-
-    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
-        self.inner.room(id)
-    }
-
-    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
-        if self.hang.load(Ordering::SeqCst) {
-            // Returns when the test drops the sender.
-            let _ = self.release.recv();
-        }
-        self.inner.write(writes)
-    }
-
-    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
-        self.inner.game(id)
-    }
-}
-
 #[tokio::test]
 async fn a_shutdown_ends_within_its_time_even_when_storage_hangs() {
-    let hang = Arc::new(AtomicBool::new(false));
-    let (_release, release) = std::sync::mpsc::channel();
-    let storage = HangingStorage {
-        inner: MemoryStorage::new(),
-        hang: hang.clone(),
-        release,
-    };
-    let server = TestServer::with_storage(|c| c.shutdown_seconds = 0.3, Box::new(storage)).await;
+    let storage = TestStorage::new(Store::Memory);
+    let server =
+        TestServer::with_storage(|c| c.shutdown_seconds = 0.3, Box::new(storage.clone())).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut watcher, _) = server.connect(&room.id).await;
-    hang.store(true, Ordering::SeqCst);
+    // Storage hangs from here on, until the test ends.
+    storage.set_open(false);
     // A chat line: the room hands it to storage, which never finishes; the room waits for it.
     watcher
         .send(&ClientMessage::Chat {

@@ -3,89 +3,22 @@
 //! with each store, in memory and on a SQLite file.
 
 use std::process::Command;
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use fourkings_engine::notation::{read_pgn, read_pgn4};
 use fourkings_protocol::{
     ClientMessage, ErrorBody, ErrorCode, Event, RoomInfo, ServerMessage, SettingsPatch,
 };
-use fourkings_server::storage::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
+use fourkings_server::storage::Write;
+use fourkings_tests::doubles::TestStorage;
 use fourkings_tests::{
-    ServerProcess, Store, Table, TempDir, TestServer, WAIT, eventually, fourkings_binary,
-    on_every_store, seat,
+    ServerProcess, Store, Table, TestServer, WAIT, eventually, fourkings_binary, on_every_store,
+    seat,
 };
-
-/// A store (in memory or a SQLite file) whose writes can be held at a gate, and which remembers
-/// every batch.
-#[derive(Clone)]
-struct Gated {
-    inner: Arc<Mutex<Box<dyn Storage>>>,
-    open: Arc<(Mutex<bool>, Condvar)>,
-    batches: Arc<Mutex<Vec<Vec<Write>>>>,
-    /// The directory of the SQLite file, removed with the last clone.
-    _data: Arc<Option<TempDir>>,
-}
-
-impl Gated {
-    fn new(store: Store) -> Gated {
-        let (inner, data) = store.open();
-        Gated {
-            inner: Arc::new(Mutex::new(inner)),
-            open: Arc::new((Mutex::new(true), Condvar::new())),
-            batches: Arc::default(),
-            _data: Arc::new(data),
-        }
-    }
-
-    fn set_open(&self, open: bool) {
-        *self.open.0.lock().unwrap() = open;
-        self.open.1.notify_all();
-    }
-
-    /// The records stored so far, as text.
-    fn stored_records(&self) -> Vec<String> {
-        self.batches
-            .lock()
-            .unwrap()
-            .iter()
-            .flatten()
-            .filter_map(|w| match w {
-                Write::Record { body, .. } => Some(body.clone()),
-                _ => None,
-            })
-            .collect()
-    }
-}
-
-impl Storage for Gated {
-    fn load(&mut self) -> Result<Loaded, StorageError> {
-        self.inner.lock().unwrap().load()
-    }
-
-    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
-        self.inner.lock().unwrap().room(id)
-    }
-
-    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
-        let (lock, ready) = &*self.open;
-        let mut open = lock.lock().unwrap();
-        while !*open {
-            open = ready.wait(open).unwrap();
-        }
-        drop(open);
-        self.batches.lock().unwrap().push(writes.to_vec());
-        self.inner.lock().unwrap().write(writes)
-    }
-
-    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
-        self.inner.lock().unwrap().game(id)
-    }
-}
 
 on_every_store!(multi_thread: nothing_is_seen_before_it_is_stored);
 async fn nothing_is_seen_before_it_is_stored(store: Store) {
-    let storage = Gated::new(store);
+    let storage = TestStorage::new(store);
     let server = TestServer::with_storage(
         |c| c.storage_timeout_seconds = 0.3,
         Box::new(storage.clone()),
@@ -158,7 +91,7 @@ async fn nothing_is_seen_before_it_is_stored(store: Store) {
 
 on_every_store!(multi_thread: one_transaction_commits_the_records_of_many_rooms);
 async fn one_transaction_commits_the_records_of_many_rooms(store: Store) {
-    let storage = Gated::new(store);
+    let storage = TestStorage::new(store);
     let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
     let mut tables = Vec::new();
     for _ in 0..5 {
@@ -186,7 +119,7 @@ async fn one_transaction_commits_the_records_of_many_rooms(store: Store) {
             ServerMessage::Ack { .. }
         ));
     }
-    let batches = storage.batches.lock().unwrap();
+    let batches = storage.batches();
     let rooms_in_batch = |batch: &Vec<Write>| {
         let mut rooms: Vec<&str> = batch
             .iter()
@@ -579,7 +512,7 @@ on_every_store!(multi_thread: the_room_info_shows_seats_and_moves_as_stored);
 /// Issue 21, item 1: the room's info, while changes are on their way to the disk, is the room as
 /// stored, whatever changed: a seat taken, then (once that is stored) a move.
 async fn the_room_info_shows_seats_and_moves_as_stored(store: Store) {
-    let storage = Gated::new(store);
+    let storage = TestStorage::new(store);
     let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let info_path = format!("/api/rooms/{}", room.id);

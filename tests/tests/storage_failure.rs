@@ -5,58 +5,11 @@
 //! without a restart. Writes waiting for storage are capped: past the cap, requests that would
 //! need another are refused the same way.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-
 use fourkings_protocol::{
     ChatChannel, ClientMessage, ErrorCode, Event, RoomInfo, ServerMessage, SettingsPatch,
 };
-use fourkings_server::storage::memory::MemoryStorage;
-use fourkings_server::storage::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
-use fourkings_tests::{Table, TestServer, WAIT, eventually, seat};
-
-/// Storage in memory whose commits fail while the test says so (a full disk, an I/O error).
-#[derive(Clone)]
-struct Failing {
-    inner: Arc<Mutex<MemoryStorage>>,
-    fail: Arc<AtomicBool>,
-}
-
-impl Failing {
-    fn new() -> Failing {
-        Failing {
-            inner: Arc::new(Mutex::new(MemoryStorage::new())),
-            fail: Arc::new(AtomicBool::new(false)),
-        }
-    }
-
-    fn set_failing(&self, failing: bool) {
-        self.fail.store(failing, Ordering::SeqCst);
-    }
-}
-
-impl Storage for Failing {
-    fn load(&mut self) -> Result<Loaded, StorageError> {
-        self.inner.lock().unwrap().load()
-    }
-
-    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
-        self.inner.lock().unwrap().room(id)
-    }
-
-    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
-        if self.fail.load(Ordering::SeqCst) {
-            return Err(StorageError::database(std::io::Error::other(
-                "No space left on device (os error 28)",
-            )));
-        }
-        self.inner.lock().unwrap().write(writes)
-    }
-
-    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
-        self.inner.lock().unwrap().game(id)
-    }
-}
+use fourkings_tests::doubles::TestStorage;
+use fourkings_tests::{Store, Table, TestServer, WAIT, eventually, seat};
 
 async fn readyz(server: &TestServer) -> (u16, String) {
     let response = server.get("/readyz").await;
@@ -65,7 +18,7 @@ async fn readyz(server: &TestServer) -> (u16, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_lands_after() {
-    let storage = Failing::new();
+    let storage = TestStorage::new(Store::Memory);
     let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     // A second room, with nothing on its way to the disk when storage fails.
@@ -156,55 +109,9 @@ async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_
     assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
 }
 
-/// Storage in memory whose commits wait while the test holds them.
-#[derive(Clone)]
-struct Held {
-    inner: Arc<Mutex<MemoryStorage>>,
-    open: Arc<(Mutex<bool>, std::sync::Condvar)>,
-}
-
-impl Held {
-    fn new() -> Held {
-        Held {
-            inner: Arc::new(Mutex::new(MemoryStorage::new())),
-            open: Arc::new((Mutex::new(true), std::sync::Condvar::new())),
-        }
-    }
-
-    fn set_open(&self, open: bool) {
-        let (lock, ready) = &*self.open;
-        *lock.lock().unwrap() = open;
-        ready.notify_all();
-    }
-}
-
-impl Storage for Held {
-    fn load(&mut self) -> Result<Loaded, StorageError> {
-        self.inner.lock().unwrap().load()
-    }
-
-    fn room(&mut self, id: &str) -> Result<Option<RoomLog>, StorageError> {
-        self.inner.lock().unwrap().room(id)
-    }
-
-    fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
-        let (lock, ready) = &*self.open;
-        let mut open = lock.lock().unwrap();
-        while !*open {
-            open = ready.wait(open).unwrap();
-        }
-        drop(open);
-        self.inner.lock().unwrap().write(writes)
-    }
-
-    fn game(&mut self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
-        self.inner.lock().unwrap().game(id)
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_waiting_for_a_slow_disk_are_capped_and_all_land_when_it_catches_up() {
-    let storage = Held::new();
+    let storage = TestStorage::new(Store::Memory);
     let server = TestServer::with_storage(
         |c| {
             c.max_held_writes = 3;

@@ -161,45 +161,46 @@ impl StorageHandle {
 
     /// Reads an archived game.
     pub(crate) async fn game(&self, id: &str) -> Result<Option<ArchivedGame>, StorageError> {
-        let tx = match self {
-            StorageHandle::Thread { tx, .. } => tx,
-            StorageHandle::Immediate { storage, .. } => {
-                return storage
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .game(id);
-            }
-        };
-        let (reply, answer) = oneshot::channel();
-        if tx
-            .send(Request::Game {
-                id: id.to_owned(),
+        let id = id.to_owned();
+        self.read(
+            |storage| storage.game(&id),
+            |reply| Request::Game {
+                id: id.clone(),
                 reply,
-            })
-            .is_err()
-        {
-            return Err(StorageError::Stopped);
-        }
-        answer.await.map_err(|_| StorageError::Stopped)?
+            },
+        )
+        .await
     }
 
     /// Everything stored about the open room `id`, once what was queued before is committed.
     pub(crate) async fn room(&self, id: &str) -> Result<Option<RoomLog>, StorageError> {
+        let id = id.to_owned();
+        self.read(
+            |storage| storage.room(&id),
+            |reply| Request::Room {
+                id: id.clone(),
+                reply,
+            },
+        )
+        .await
+    }
+
+    /// A read: done in place on a store written in place, else asked of the writer thread with
+    /// the request `ask` makes around the reply's sender.
+    async fn read<T>(
+        &self,
+        in_place: impl FnOnce(&mut dyn Storage) -> Result<T, StorageError>,
+        ask: impl FnOnce(oneshot::Sender<Result<T, StorageError>>) -> Request,
+    ) -> Result<T, StorageError> {
         let tx = match self {
             StorageHandle::Thread { tx, .. } => tx,
             StorageHandle::Immediate { storage, .. } => {
-                return storage
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .room(id);
+                let mut storage = storage.lock().unwrap_or_else(PoisonError::into_inner);
+                return in_place(storage.as_mut());
             }
         };
         let (reply, answer) = oneshot::channel();
-        let request = Request::Room {
-            id: id.to_owned(),
-            reply,
-        };
-        if tx.send(request).is_err() {
+        if tx.send(ask(reply)).is_err() {
             return Err(StorageError::Stopped);
         }
         answer.await.map_err(|_| StorageError::Stopped)?
