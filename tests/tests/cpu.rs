@@ -40,6 +40,26 @@ async fn a_room_of_cpu_seats_plays_to_the_end_on_its_own() {
     }
 }
 
+/// Reads `client`'s events until the CPU plays for `who` (its player's grace period is over).
+async fn until_cpu_plays_for(
+    client: &mut fourkings_tests::Client,
+    who: fourkings_protocol::SeatIndex,
+) {
+    client
+        .event_where(|_, e| {
+            matches!(
+                e,
+                Event::Presence {
+                    seat: s,
+                    presence: fourkings_protocol::Presence::CpuPlaying,
+                    ..
+                } if *s == who
+            )
+            .then_some(())
+        })
+        .await;
+}
+
 /// A CPU that holds its answer until the test lets it go, and counts its moves.
 struct Held {
     calls: AtomicUsize,
@@ -68,19 +88,7 @@ async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
     // Red drops; after the grace period the CPU starts thinking for Red (and holds its answer).
     let red = table.players.remove(0);
     red.close().await;
-    table.players[0]
-        .event_where(|_, e| {
-            matches!(
-                e,
-                Event::Presence {
-                    seat: s,
-                    presence: fourkings_protocol::Presence::CpuPlaying,
-                    ..
-                } if *s == seat(0)
-            )
-            .then_some(())
-        })
-        .await;
+    until_cpu_plays_for(&mut table.players[0], seat(0)).await;
     // Red comes back and moves before the CPU has answered.
     let (mut red, _) = server.connect(&table.room.id).await;
     let token = table.tokens[0].clone();
@@ -425,19 +433,7 @@ async fn a_cpu_result_from_before_a_takeback_is_not_played() {
     // Blue drops; once the CPU plays for Blue, Red moves and the CPU thinks for Blue.
     let blue = table.players.remove(1);
     blue.close().await;
-    table.players[0]
-        .event_where(|_, e| {
-            matches!(
-                e,
-                Event::Presence {
-                    seat: s,
-                    presence: fourkings_protocol::Presence::CpuPlaying,
-                    ..
-                } if *s == seat(1)
-            )
-            .then_some(())
-        })
-        .await;
+    until_cpu_plays_for(&mut table.players[0], seat(1)).await;
     let red_token = table.tokens[0].clone();
     let answer = table.players[0]
         .play_move(seat(0), &red_token, 0, "h2h4")
