@@ -102,7 +102,7 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
-/// `503` with `storage_unavailable`: storage did not answer in time.
+/// `503` with `storage_unavailable`: storage takes no writes now, or did not answer in time.
 fn storage_unavailable() -> Response {
     error(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -152,6 +152,10 @@ async fn create_room(
             );
         }
     };
+    // Refused at once while storage takes no writes: the room could not be stored.
+    if state.storage.health().is_err() {
+        return storage_unavailable();
+    }
     // Counted once the request is good: a client is limited by the rooms it creates.
     let client = state.limits.client(peer.ip(), &headers);
     if let Err(too_fast) = state.limits.create_room(client) {
@@ -170,10 +174,12 @@ async fn create_room(
     match state.directory.create(settings) {
         Ok((id, host_token)) => {
             // `201` only once the room is on disk: a host token for a room that a crash could
-            // lose would be worthless. Its creation was handed to storage before this barrier.
+            // lose would be worthless. Its creation was handed to storage before this question.
+            // A room refused here is dropped unjoined, or as soon as storage gives it up.
             let stored =
-                tokio::time::timeout(state.config.storage_timeout(), state.storage.barrier()).await;
-            if !matches!(stored, Ok(Ok(()))) {
+                tokio::time::timeout(state.config.storage_timeout(), state.storage.created(&id))
+                    .await;
+            if !matches!(stored, Ok(Ok(true))) {
                 tracing::warn!(room = %id, "a new room was not stored in time; its creation is refused");
                 return storage_unavailable();
             }

@@ -287,14 +287,17 @@ impl Server {
             tracing::warn!("shutdown timed out; closing what is left");
         }
         // Whatever the rooms handed to the writer is committed before the process ends, unless
-        // storage itself hangs past the time: then the last transaction is lost whole (never
-        // half: SQLite's journal), as it would be by a kill.
+        // storage fails for longer than the storage timeout (the writer gives it up) or hangs
+        // past the time: then the last transaction is lost whole (never half: SQLite's
+        // journal), as it would be by a kill.
         let left = || deadline.max(tokio::time::Instant::now() + AT_LEAST);
         let stored = tokio::time::timeout_at(left(), self.storage.stop()).await;
         let stopped = match stored {
             Ok(true) => Stopped::Clean,
             _ => {
-                tracing::error!("storage did not finish in time; its last writes may be lost");
+                tracing::error!(
+                    "storage did not store its last writes (it failed, or did not finish in time): they may be lost"
+                );
                 Stopped::RecordsAbandoned
             }
         };

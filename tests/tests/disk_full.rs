@@ -183,7 +183,10 @@ async fn a_full_disk_is_loud_bounded_recovered_from_and_a_shutdown_during_it_tel
         !status.success(),
         "a shutdown that abandoned records fails: {status}"
     );
-    assert_eq!(log_lines(&log_path, "storage did not finish in time"), 1);
+    assert_eq!(
+        log_lines(&log_path, "storage did not store its last writes"),
+        1
+    );
     assert_eq!(log_lines(&log_path, "storage failed"), 2);
     drop(disk);
 }

@@ -2,8 +2,10 @@
 //! would need a write is refused at once with `storage_unavailable` and changes nothing, reads
 //! keep working, `/readyz` says `storage stopped`, one failure is counted once however many
 //! tries it takes, and what was held is written and delivered as soon as storage works again,
-//! without a restart. Writes waiting for storage are capped: past the cap, requests that would
-//! need another are refused the same way.
+//! without a restart. What was held when storage failed is answered within the storage timeout:
+//! past it, storage gives it up, its requests are refused and its rooms go back to what is
+//! stored. Writes waiting for storage are capped: past the cap, requests that would need another
+//! are refused the same way.
 
 use fourkings_protocol::{
     ChatChannel, ClientMessage, ErrorCode, Event, RoomInfo, ServerMessage, SettingsPatch,
@@ -19,7 +21,12 @@ async fn readyz(server: &TestServer) -> (u16, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_lands_after() {
     let storage = TestStorage::new(Store::Memory);
-    let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;
+    // A failure shorter than the storage timeout: what is held waits for storage.
+    let server = TestServer::with_storage(
+        |c| c.storage_timeout_seconds = 60.0,
+        Box::new(storage.clone()),
+    )
+    .await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     // A second room, with nothing on its way to the disk when storage fails.
     let quiet = server.create_room(&SettingsPatch::default()).await;
@@ -107,6 +114,139 @@ async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_
     let answer = table.play(seat(1), 1, "b7c7").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
+}
+
+/// The storage timeout of the test below: short, so that storage gives up soon.
+const GIVE_UP_SECONDS: f64 = 0.5;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_storage_held_when_it_failed_is_refused_within_the_timeout_and_the_room_goes_back() {
+    let storage = TestStorage::new(Store::Memory);
+    let server = TestServer::with_storage(
+        |c| c.storage_timeout_seconds = GIVE_UP_SECONDS,
+        Box::new(storage.clone()),
+    )
+    .await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let id = table.room.id.clone();
+    for player in &mut table.players {
+        player.drain().await;
+    }
+    let (mut watcher, before) = server.connect(&id).await;
+    assert_eq!(before.game.as_ref().map(|g| g.ply), Some(0));
+
+    // The disk fills up just as Red moves: the move is held while storage is retried, and
+    // refused once storage gives it up.
+    storage.set_failing(true);
+    let began = std::time::Instant::now();
+    let red_move = table.send_move(seat(0), 0, "h2h4").await;
+    let answer = table.players[0].answer(red_move).await;
+    assert!(
+        matches!(
+            answer,
+            ServerMessage::Error {
+                code: ErrorCode::StorageUnavailable,
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(2),
+        "answered within the bound: {:?}",
+        began.elapsed()
+    );
+    // Every connection is told to reconnect, and none heard of the move.
+    let restarting = fourkings_protocol::close::ROOM_RESTARTING.0;
+    for client in table.players.iter_mut().chain([&mut watcher]) {
+        let (messages, code) = client.until_closed().await;
+        assert_eq!(code, Some(restarting));
+        assert!(
+            !messages.iter().any(|m| matches!(
+                m,
+                ServerMessage::Event {
+                    event: Event::Moved(_),
+                    ..
+                }
+            )),
+            "{messages:?}"
+        );
+    }
+
+    // The room is what is stored: as before the move, on every path.
+    let (mut red, snapshot) = server.connect(&id).await;
+    assert_eq!(snapshot.v, before.v, "the same version");
+    assert_eq!(snapshot.game.as_ref().map(|g| g.ply), Some(0), "no move");
+    let info: RoomInfo = server
+        .get(&format!("/api/rooms/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(info.v, before.v);
+    assert!(
+        !storage.stored_records().iter().any(|r| r.contains("h2h4")),
+        "nothing of the move is stored"
+    );
+    // Still failing: Red is back in the seat (it reads only), and a move is refused at once.
+    let token = table.tokens[0].clone();
+    red.ok(|req| ClientMessage::Hello {
+        req,
+        seat_tokens: vec![token.clone()],
+        host_token: None,
+        since: Some(before.v),
+    })
+    .await;
+    let retried = std::time::Instant::now();
+    let refused = red
+        .request(|req| ClientMessage::Move {
+            req,
+            seat: seat(0),
+            token: token.clone(),
+            ply: 0,
+            mv: "h2h4".into(),
+        })
+        .await;
+    assert!(
+        matches!(
+            refused,
+            ServerMessage::Error {
+                code: ErrorCode::StorageUnavailable,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    assert!(retried.elapsed() < std::time::Duration::from_secs(1));
+
+    // Storage works again, without a restart: the room takes the move, and the seats nobody
+    // came back to are marked away, now that it can be stored.
+    storage.set_failing(false);
+    let recovered = eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await;
+    assert!(recovered, "ready again");
+    red.event_where(|_, e| {
+        matches!(
+            e,
+            Event::Presence {
+                presence: fourkings_protocol::Presence::Away,
+                ..
+            }
+        )
+        .then_some(())
+    })
+    .await;
+    let answer = red
+        .request(|req| ClientMessage::Move {
+            req,
+            seat: seat(0),
+            token,
+            ply: 0,
+            mv: "h2h4".into(),
+        })
+        .await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
+    assert_eq!(server.metric("fourkings_moves_accepted_total").await, 1.0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,9 +10,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
-use fourkings_protocol::{SeatIndex, SeatSet};
+use fourkings_protocol::{SeatIndex, SeatSet, ServerMessage};
 
-use super::events::EventLog;
+use super::events::{EventLog, encode};
+use super::refusal::Refusal;
 use crate::connection::{ConnId, Outbox, Queued};
 use crate::metrics::Metrics;
 
@@ -28,16 +29,25 @@ struct Conn {
 /// A message to a connection.
 enum Outgoing {
     Frame(Utf8Bytes),
-    /// The answer to a move: its round trip ends when it is handed to the connection.
+    /// The answer to a request.
     Answer {
         frame: Utf8Bytes,
-        /// When the connection read the move.
-        received: std::time::Instant,
-        /// Whether it is an ack: the move is counted as accepted when it goes out, durable.
-        accepted: bool,
+        /// The request's id.
+        req: u64,
+        /// For a move, which is measured and counted when its answer goes out.
+        of_move: Option<MoveAnswer>,
     },
     /// Closes the connection, after what was sent to it before.
     Close(u16, &'static str),
+}
+
+/// What is measured and counted of a move's answer.
+#[derive(Clone, Copy)]
+pub(crate) struct MoveAnswer {
+    /// When the connection read the move: its round trip ends when the answer is handed over.
+    pub(crate) received: std::time::Instant,
+    /// Whether it is an ack: the move is counted as accepted when it goes out, durable.
+    pub(crate) accepted: bool,
 }
 
 /// A connection that left: it closed, or was dropped.
@@ -108,6 +118,11 @@ impl Delivery {
     /// Whether connections left that the room has not taken yet.
     pub(crate) fn has_departures(&self) -> bool {
         !self.departed.is_empty()
+    }
+
+    /// Whether `conn` is one of the room's connections.
+    pub(crate) fn is_connected(&self, conn: ConnId) -> bool {
+        self.conns.contains_key(&conn)
     }
 
     /// Whether nobody is connected.
@@ -186,21 +201,20 @@ impl Delivery {
         self.send_outgoing(conn, Outgoing::Frame(frame), needs);
     }
 
-    /// Sends the answer to a move read at `received` (its round trip is measured when it is
-    /// handed over, and an `accepted` move counted), once every event up to `needs` is durable:
+    /// Sends the answer to request `req` once every event up to `needs` is durable; a move's
+    /// round trip is measured when its answer is handed over, and an accepted move counted then:
     /// the metrics count only moves that are stored.
-    pub(crate) fn answer_move(
+    pub(crate) fn answer(
         &mut self,
         conn: ConnId,
-        frame: Utf8Bytes,
-        received: std::time::Instant,
-        accepted: bool,
+        (req, frame): (u64, Utf8Bytes),
+        of_move: Option<MoveAnswer>,
         needs: u64,
     ) {
         let answer = Outgoing::Answer {
             frame,
-            received,
-            accepted,
+            req,
+            of_move,
         };
         self.send_outgoing(conn, answer, needs);
     }
@@ -241,7 +255,11 @@ impl Delivery {
     }
 
     fn deliver(&mut self, id: ConnId, outgoing: Outgoing) {
-        if let Outgoing::Answer { accepted: true, .. } = outgoing {
+        if let Outgoing::Answer {
+            of_move: Some(MoveAnswer { accepted: true, .. }),
+            ..
+        } = outgoing
+        {
             // Durable now, whether or not its connection is still there to hear of it.
             self.metrics.moves_accepted.inc();
         }
@@ -250,13 +268,13 @@ impl Delivery {
         };
         let queued = match outgoing {
             Outgoing::Frame(frame) => conn.outbox.queue(frame),
-            Outgoing::Answer {
-                frame, received, ..
-            } => {
+            Outgoing::Answer { frame, of_move, .. } => {
                 let queued = conn.outbox.queue(frame);
-                self.metrics
-                    .move_seconds
-                    .observe(received.elapsed().as_secs_f64());
+                if let Some(answer) = of_move {
+                    self.metrics
+                        .move_seconds
+                        .observe(answer.received.elapsed().as_secs_f64());
+                }
                 queued
             }
             Outgoing::Close(code, reason) => {
@@ -294,6 +312,28 @@ impl Delivery {
                 self.deliver(conn, outgoing);
             }
         }
+    }
+
+    /// Storage gave up what the room handed it: nothing held may go out. Every request whose
+    /// answer was held is answered `error` with `refusal`'s code instead, at once (the request
+    /// changed nothing that anyone will see); the rest of what was held is dropped.
+    pub(crate) fn refuse_held(&mut self, refusal: &Refusal) {
+        let code = refusal.code();
+        for (_, conn, outgoing) in std::mem::take(&mut self.held) {
+            let Outgoing::Answer { req, of_move, .. } = outgoing else {
+                continue;
+            };
+            if of_move.is_some() {
+                self.metrics.move_rejected(code);
+            }
+            let error = ServerMessage::Error {
+                req: Some(req),
+                code,
+                message: refusal.to_string(),
+            };
+            self.deliver(conn, Outgoing::Frame(encode(&error)));
+        }
+        self.write_out();
     }
 
     /// The version up to which events are durable.

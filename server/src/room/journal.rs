@@ -4,7 +4,7 @@
 
 use tokio::sync::mpsc;
 
-use crate::storage::writer::{StorageHandle, Written};
+use crate::storage::writer::{Report, StorageHandle, Written};
 use crate::storage::{ArchivedGame, Write};
 
 /// A room's writes on their way to storage.
@@ -17,22 +17,22 @@ pub(crate) struct Journal {
     /// The version last handed to the writer: a restart resumes numbering from it, so that no
     /// client ever holds a version the restored room has not reached.
     stored_version: u64,
-    /// The writer reports durable versions here.
-    committed: mpsc::UnboundedReceiver<u64>,
-    committed_tx: mpsc::UnboundedSender<u64>,
+    /// The writer reports here what became of the writes.
+    reports: mpsc::UnboundedReceiver<Report>,
+    reports_tx: mpsc::UnboundedSender<Report>,
 }
 
 impl Journal {
     /// An empty journal for `room`.
     pub(crate) fn new(room: String, storage: StorageHandle) -> Journal {
-        let (committed_tx, committed) = mpsc::unbounded_channel();
+        let (reports_tx, reports) = mpsc::unbounded_channel();
         Journal {
             room,
             storage,
             writes: Vec::new(),
             stored_version: 0,
-            committed,
-            committed_tx,
+            reports,
+            reports_tx,
         }
     }
 
@@ -71,8 +71,8 @@ impl Journal {
     }
 
     /// Hands the writes made so far, and the room's `version`, to the writer: [`Written::Now`]
-    /// if they are durable already, else the writer reports `version` once they are
-    /// ([`Written::Later`], also when there was nothing to write).
+    /// if they are durable already, else the writer reports `version` once they are, or that
+    /// they were lost ([`Written::Later`], also when there was nothing to write).
     pub(crate) fn hand_over(&mut self, version: u64) -> Written {
         if self.writes.is_empty() && self.stored_version == version {
             return Written::Later;
@@ -93,12 +93,12 @@ impl Journal {
             self.stored_version = version;
         }
         self.storage
-            .write(&mut self.writes, Some((self.committed_tx.clone(), version)))
+            .write(&mut self.writes, Some((self.reports_tx.clone(), version)))
     }
 
-    /// The next version the writer made durable.
-    pub(crate) async fn committed(&mut self) -> Option<u64> {
-        self.committed.recv().await
+    /// The writer's next report: a version made durable, or writes lost.
+    pub(crate) async fn report(&mut self) -> Option<Report> {
+        self.reports.recv().await
     }
 
     /// The room ends: storage forgets it (what it wrote before stays, in order).

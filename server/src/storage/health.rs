@@ -20,6 +20,10 @@ pub(crate) enum StorageDown {
     /// As many writes wait for storage as may.
     #[error("storage is behind: as many writes wait for it as may")]
     Full,
+    /// Not a state [`StorageHealth::check`] reports, but what a room tells the requests whose
+    /// writes storage gave up after failing for longer than the storage timeout.
+    #[error("storage failed for longer than it may, and this was not stored")]
+    GaveUp,
 }
 
 /// Storage's state, shared by the writer thread and every room.
@@ -80,6 +84,17 @@ impl StorageHealth {
     /// `count` writes were handed to the writer.
     pub(crate) fn queued(&self, count: usize) {
         self.queued.fetch_add(count, Ordering::Relaxed);
+    }
+
+    /// `count` of the writes handed over were given up: they will never be committed.
+    pub(crate) fn given_up(&self, count: usize) {
+        self.queued.fetch_sub(count, Ordering::Relaxed);
+    }
+
+    /// How long a commit may take before storage counts as stalled, and how long a failing one
+    /// is tried before it is given up.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// The writer begins a commit.

@@ -217,6 +217,20 @@ pub enum Write {
     },
 }
 
+impl Write {
+    /// The room this write is about (`None` for the server's own `Alive` stamp).
+    pub fn room(&self) -> Option<&str> {
+        match self {
+            Write::CreateRoom { room, .. }
+            | Write::Record { room, .. }
+            | Write::Version { room, .. }
+            | Write::CloseRoom { room, .. } => Some(room),
+            Write::Archive(game) => Some(&game.room),
+            Write::Alive { .. } => None,
+        }
+    }
+}
+
 /// Where rooms and games are kept.
 pub trait Storage: Send + 'static {
     /// Everything about the rooms still open, and when the last run was last alive.

@@ -40,7 +40,8 @@ use super::timebase::Timebase;
 use crate::connection::ConnId;
 use crate::ids::new_token;
 use crate::panics::PanicSite;
-use crate::storage::writer::{Written, now_ms};
+use crate::storage::health::StorageDown;
+use crate::storage::writer::{Report, Written, now_ms};
 use crate::storage::{Chain, RoomLog};
 
 /// Why a stored room could not be rebuilt.
@@ -110,6 +111,8 @@ pub(crate) struct Room {
     /// While storage takes no writes, when the room next looks whether it does: its timers
     /// (turn limits, grace periods, closing) wait until then.
     storage_wait: Option<Instant>,
+    /// Whether comings and goings waited for storage ([`Room::settle_presence`]).
+    presence_unsettled: bool,
     /// A CPU move that came while storage took no writes, played once it does.
     deferred_cpu: Option<(CpuJobId, u32, u64, fourkings_engine::Move)>,
     /// What this room last added to the server's gauges.
@@ -185,18 +188,29 @@ async fn supervise(
     };
     let mut rebuilds = 0;
     loop {
-        let Err(panic) = AssertUnwindSafe(room.run(&mut inbox)).catch_unwind().await else {
-            return;
+        let lost = match AssertUnwindSafe(room.run(&mut inbox)).catch_unwind().await {
+            Ok(Ended::Closed) => return,
+            // Not the room's fault, and storage is to blame if it keeps happening: not counted.
+            Ok(Ended::Lost) => true,
+            Err(panic) => {
+                context.metrics.panics(PanicSite::Room);
+                let message = crate::panics::message(panic.as_ref());
+                tracing::error!(panic = %message, "the room's task panicked");
+                if rebuilds == MOST_REBUILDS {
+                    return set_aside("it kept panicking, rebuilt as often as it may be");
+                }
+                rebuilds += 1;
+                false
+            }
         };
-        context.metrics.panics(PanicSite::Room);
-        let message = crate::panics::message(panic.as_ref());
-        tracing::error!(panic = %message, "the room's task panicked");
-        if rebuilds == MOST_REBUILDS {
-            return set_aside("it kept panicking, rebuilt as often as it may be");
-        }
-        rebuilds += 1;
         let log = match context.storage.room(&id).await {
             Ok(Some(log)) => log,
+            Ok(None) if lost => {
+                // Its creation was given up: nobody ever heard of it.
+                tracing::info!("the room's creation was never stored: it is dropped");
+                let _ = context.closed.send(id.clone());
+                return;
+            }
             Ok(None) => return set_aside("it is not in storage"),
             Err(error) => {
                 tracing::error!(error = %Chain(&error), "reading the room back");
@@ -215,6 +229,14 @@ async fn supervise(
             }
         };
     }
+}
+
+/// How a run of a room's task ended (besides panicking).
+enum Ended {
+    /// The room is closed, or the server stopped.
+    Closed,
+    /// Storage gave up the room's latest writes: it is rebuilt from what is stored.
+    Lost,
 }
 
 impl Room {
@@ -241,6 +263,7 @@ impl Room {
             joined: false,
             closing: false,
             storage_wait: None,
+            presence_unsettled: false,
             deferred_cpu: None,
             reported: Reported::default(),
             inbox,
@@ -290,7 +313,8 @@ impl Room {
         // Published events are not stored: a client behind this version gets a snapshot.
         room.events.resume_at(log.version);
         room.journal.resume_at(log.version);
-        room.delivery.durable_upto(log.version);
+        // Everything read back is durable: readers see the room as it stands.
+        room.durable_upto(log.version);
         room.driver.restored();
         room.time.go_live();
         room.joined =
@@ -305,7 +329,7 @@ impl Room {
         let deadline = now_ms() + grace;
         for seat in SeatIndex::ALL {
             if self.seating.is_human(seat) && !self.seating.is_away(seat) {
-                self.set_absence(seat, StoredAbsence::Away { deadline });
+                self.seat_came_or_went(seat, StoredAbsence::Away { deadline });
             }
         }
         self.advance();
@@ -320,7 +344,7 @@ impl Room {
     /// connected for the idle time), every handle is gone, or the server stops.
     // Boxed: the supervisor keeps its room between runs, and a room held inline both there and in
     // the run's future took its 4.4 KB twice.
-    async fn run(mut self: Box<Self>, inbox: &mut mpsc::Receiver<Command>) {
+    async fn run(mut self: Box<Self>, inbox: &mut mpsc::Receiver<Command>) -> Ended {
         let shutdown = self.context.shutdown.clone();
         // The stop signal and the timer are made once and re-armed only when the deadline
         // changes: making them afresh for every command (a waiter registered and dropped, a
@@ -344,7 +368,13 @@ impl Room {
                     Some(command) => self.handle(command),
                     None => break,
                 },
-                Some(upto) = self.journal.committed() => self.durable_upto(upto),
+                Some(report) = self.journal.report() => match report {
+                    Report::Durable(upto) => self.durable_upto(upto),
+                    Report::Lost => {
+                        self.storage_lost();
+                        return Ended::Lost;
+                    }
+                },
                 () = &mut timer, if armed.is_some() => {
                     // Fired: whatever deadline comes next is armed anew, even an equal one.
                     armed = None;
@@ -365,6 +395,20 @@ impl Room {
             }
         }
         let _ = self.context.closed.send(self.id.clone());
+        Ended::Closed
+    }
+
+    /// Storage gave up what the room handed it: every request whose answer waited for it is
+    /// refused, and nothing else that waited goes out. The room's connections are closed when
+    /// it is dropped (they reconnect to the room rebuilt from what is stored).
+    fn storage_lost(&mut self) {
+        tracing::warn!(
+            durable = self.delivery.durable(),
+            handed_over = self.journal.stored_version(),
+            "storage gave up this room's latest writes: its requests are refused, and it goes back to what is stored"
+        );
+        self.delivery
+            .refuse_held(&Refusal::StorageUnavailable(StorageDown::GaveUp));
     }
 
     fn handle(&mut self, command: Command) {
@@ -383,6 +427,9 @@ impl Room {
                 self.delivery
                     .close(conn, fourkings_protocol::close::TOO_MANY, needs);
             }
+            // Sent before its connection was closed (by a room that was rebuilt since): there is
+            // nobody to answer, and the client sends it again if it still wants it.
+            Command::Message { conn, .. } if !self.delivery.is_connected(conn) => {}
             Command::Message {
                 conn,
                 msg,
@@ -473,8 +520,12 @@ impl Room {
         self.persist();
         let limit = Instant::now() + self.context.config.room_flush_limit();
         while self.delivery.durable() < self.journal.stored_version() {
-            match tokio::time::timeout_at(limit, self.journal.committed()).await {
-                Ok(Some(upto)) => self.durable_upto(upto),
+            match tokio::time::timeout_at(limit, self.journal.report()).await {
+                Ok(Some(Report::Durable(upto))) => self.durable_upto(upto),
+                Ok(Some(Report::Lost)) => {
+                    self.storage_lost();
+                    break;
+                }
                 Ok(None) => break,
                 Err(_) => {
                     // What waits for storage is never sent: it may not be stored.
@@ -537,6 +588,7 @@ impl Room {
             self.storage_wait = Some(now + STORAGE_RECHECK);
             return;
         }
+        self.settle_presence();
         if let Some((job, ply, hash, mv)) = self.deferred_cpu.take() {
             self.cpu_moved(job, ply, hash, mv);
         }

@@ -1,5 +1,11 @@
 //! Who is here: connections proving seats, and leaving them. A seat nobody holds any more is
 //! away for a grace period; after it the CPU plays for its player (in Duo the clocks stop).
+//!
+//! Comings and goings are records like any other. While storage takes no writes they are not
+//! refused (a connection cannot be), but they wait: the room shows every seat as stored, and
+//! settles them all with their connections once storage works again. Written at once, they would
+//! be given up with everything else a failing disk holds, and each reconnection after that would
+//! make the room go back to what is stored once more.
 
 use fourkings_protocol::{Event, Presence, SeatIndex};
 use tokio::time::Instant;
@@ -13,9 +19,7 @@ impl Room {
     pub(super) fn seat_proven(&mut self, conn: ConnId, seat: SeatIndex) {
         self.delivery.prove_seat(conn, seat);
         if self.seating.is_away(seat) {
-            self.context.metrics.reconnections.inc();
-            tracing::info!(seat = seat.get(), "player back");
-            self.set_absence(seat, StoredAbsence::Present);
+            self.seat_came_or_went(seat, StoredAbsence::Present);
         }
     }
 
@@ -29,8 +33,45 @@ impl Room {
             let deadline = self.time.wall_now() + self.context.config.grace().as_millis() as u64;
             for seat in departure.seats.iter() {
                 if !self.delivery.anyone_holds(seat) && self.seating.is_human(seat) {
-                    self.set_absence(seat, StoredAbsence::Away { deadline });
+                    self.seat_came_or_went(seat, StoredAbsence::Away { deadline });
                 }
+            }
+        }
+    }
+
+    /// `seat`'s player came back (`Present`) or left (`Away`): recorded now, or, while storage
+    /// takes no writes, once it does ([`Room::settle_presence`]).
+    pub(super) fn seat_came_or_went(&mut self, seat: SeatIndex, absence: StoredAbsence) {
+        if self.context.storage.health().is_err() {
+            self.presence_unsettled = true;
+            self.storage_wait
+                .get_or_insert(Instant::now() + super::STORAGE_RECHECK);
+            return;
+        }
+        if absence == StoredAbsence::Present {
+            self.context.metrics.reconnections.inc();
+            tracing::info!(seat = seat.get(), "player back");
+        }
+        self.set_absence(seat, absence);
+    }
+
+    /// Storage takes writes again: every seat whose comings and goings waited for it is marked
+    /// as its connections say now.
+    pub(super) fn settle_presence(&mut self) {
+        if !std::mem::take(&mut self.presence_unsettled) {
+            return;
+        }
+        let deadline = self.time.wall_now() + self.context.config.grace().as_millis() as u64;
+        for seat in SeatIndex::ALL {
+            if !self.seating.is_human(seat) {
+                continue;
+            }
+            match (self.delivery.anyone_holds(seat), self.seating.is_away(seat)) {
+                (true, true) => self.seat_came_or_went(seat, StoredAbsence::Present),
+                (false, false) => {
+                    self.seat_came_or_went(seat, StoredAbsence::Away { deadline });
+                }
+                _ => {}
             }
         }
     }

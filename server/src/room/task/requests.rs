@@ -5,6 +5,7 @@ use fourkings_protocol::{ClientMessage, SeatIndex, SeatSet, ServerMessage};
 
 use super::Room;
 use crate::connection::ConnId;
+use crate::room::delivery::MoveAnswer;
 use crate::room::events::encode;
 use crate::room::refusal::Refusal;
 
@@ -75,13 +76,13 @@ impl Room {
                 (answer, Then::Nothing)
             }
         };
-        if is_move {
-            let needs = self.events.version();
-            self.delivery
-                .answer_move(conn, encode(&answer), received, accepted_move, needs);
-        } else {
-            self.send_to(conn, &answer);
-        }
+        let of_move = is_move.then_some(MoveAnswer {
+            received,
+            accepted: accepted_move,
+        });
+        let needs = self.events.version();
+        self.delivery
+            .answer(conn, (req, encode(&answer)), of_move, needs);
         // A snapshot or a replay already covers this request's own events: the flush below must
         // not send them to this connection a second time.
         let covered = match then {
