@@ -198,6 +198,61 @@ proptest! {
         }
     }
 
+    /// Walking a game back, with take-backs and resignations along the way, shows each ply with
+    /// the pieces as they stood right after it and its checking pieces, and ends on the start;
+    /// a walk that stops short of the last events shows only the plies before them.
+    #[test]
+    fn walking_back_shows_every_position_after_its_ply(rules in rules(), seed in any::<u64>(), choices in proptest::collection::vec(any::<u16>(), 0..160)) {
+        let mut game = Game::with_seed(rules, seed).unwrap();
+        let pieces = |pos: &Position| pos.pieces().collect::<Vec<_>>();
+        let mut after = Vec::new();
+        for choice in choices {
+            if game.is_over() {
+                break;
+            }
+            let seat = game.to_move().unwrap();
+            match choice % 32 {
+                0 => {
+                    if let Some(last) = game.plies().last().map(|ply| ply.seat) {
+                        if game.take_back(last).is_ok() {
+                            after.pop();
+                        }
+                    }
+                }
+                1 if choice % 128 == 1 => {
+                    let _ = game.resign(seat);
+                }
+                _ => {
+                    if game.walking_king_to_move() {
+                        game.walk_king().unwrap();
+                    } else {
+                        let moves = game.legal_moves();
+                        game.play(seat, moves[usize::from(choice) % moves.len()]).unwrap();
+                    }
+                    prop_assert_eq!(game.last_ply().unwrap().checkers, game.checkers());
+                    after.push(pieces(game.position()));
+                }
+            }
+        }
+        let mut seen = Vec::new();
+        let start = game.walk_back(game.events().len(), |ply, pos| {
+            seen.push((ply.mv, pieces(pos)));
+        });
+        seen.reverse();
+        let plies: Vec<_> = game.plies().map(|ply| ply.mv).collect();
+        prop_assert_eq!(seen.iter().map(|(mv, _)| *mv).collect::<Vec<_>>(), plies);
+        prop_assert_eq!(seen.into_iter().map(|(_, p)| p).collect::<Vec<_>>(), after);
+        let expected = Game::with_seed(rules, seed).unwrap();
+        prop_assert_eq!(pieces(&start), pieces(expected.position()));
+        let mut short = 0;
+        game.walk_back(game.events().len() / 2, |_, _| short += 1);
+        let plies_in_half = game.events()[..game.events().len() / 2]
+            .iter()
+            .filter(|e| matches!(e, fourkings_engine::game::Event::Ply(_)))
+            .count();
+        prop_assert_eq!(short, plies_in_half);
+    }
+
     /// Positions survive FEN4 (cross board) and FEN (Duo) exactly.
     #[test]
     fn fen4_and_fen_round_trip(rules in rules(), choices in proptest::collection::vec(any::<u16>(), 0..200)) {

@@ -1,5 +1,7 @@
 //! Bodies of the HTTP API.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::SeatIndex;
@@ -33,6 +35,43 @@ pub struct RoomInfo {
     pub host_seat: Option<SeatIndex>,
     /// The room's event version.
     pub v: u64,
+}
+
+/// `GET /api/rooms/<id>/game/history`: every position of the room's game, as the start and what
+/// each move changed, so that a client without chess rules can show the board after any ply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameHistory {
+    /// The game's id, as in the [game view](crate::GameView).
+    pub id: String,
+    /// `cross` or `classic`, as in the game view.
+    pub board: String,
+    /// Every piece by square before the first move, written as in the game view's `pieces`.
+    pub start: BTreeMap<String, String>,
+    /// Every move so far, oldest first: the position after ply `n` is `start` with the
+    /// `changed` of the first `n` entries applied in order.
+    pub plies: Vec<PlyRecord>,
+}
+
+/// One move of a [`GameHistory`]: the same fields as the [`moved`](crate::MovedEvent) event that
+/// announced it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlyRecord {
+    /// The seat that moved.
+    pub seat: SeatIndex,
+    /// The move in notation.
+    pub text: String,
+    /// The move in coordinate form.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Every square whose contents the move changed, with what stood there after it (`null`
+    /// when empty).
+    pub changed: BTreeMap<String, Option<String>>,
+    /// Seats whose king was attacked after the move.
+    pub checks: Vec<SeatIndex>,
+    /// The squares of the pieces attacking those kings, in the order of the game view's
+    /// `checking`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checking: Vec<String>,
 }
 
 /// The body of an HTTP error.

@@ -21,7 +21,7 @@ mod views;
 
 pub use client::{ClientMessage, Request};
 pub use error::ErrorCode;
-pub use http::{CreateRoomResponse, ErrorBody, RoomInfo};
+pub use http::{CreateRoomResponse, ErrorBody, GameHistory, PlyRecord, RoomInfo};
 pub use seat::{NotASeat, SeatIndex, SeatSet};
 pub use server::{Event, GameChange, ServerMessage};
 pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};

@@ -249,11 +249,19 @@ pub struct GameView {
     /// (who was still in, whose king walked) to tell. Older servers sent none.
     #[serde(default)]
     pub move_seats: Vec<SeatIndex>,
+    /// Each of `moves` in coordinate form (`h2h4`, `e7e8q`), whatever the notation of `moves`:
+    /// with `move_seats`, every army's last move. Older servers sent none.
+    #[serde(default)]
+    pub move_coordinates: Vec<String>,
     /// The last move's from- and to-square.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_move: Option<[String; 2]>,
     /// Seats whose king is attacked.
     pub checks: Vec<SeatIndex>,
+    /// The squares of the pieces attacking those kings, rank by rank from the first (`a` to
+    /// `n` within a rank).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checking: Vec<String>,
     /// Free-for-all points by seat.
     pub points: [i32; 4],
     /// How each seat's army stands.
@@ -352,6 +360,10 @@ pub struct MovedEvent {
     pub to_move: Option<SeatIndex>,
     /// Seats whose king is attacked now.
     pub checks: Vec<SeatIndex>,
+    /// The squares of the pieces attacking those kings, rank by rank from the first (`a` to
+    /// `n` within a rank): who gives each check, a discovered one included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checking: Vec<String>,
     /// Free-for-all points by seat, after the move.
     pub points: [i32; 4],
     /// How each seat's army stands, after the move.

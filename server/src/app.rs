@@ -23,7 +23,7 @@ use crate::directory::Directory;
 use crate::health::{Health, Readiness};
 use crate::ids::is_room_id;
 use crate::metrics::{self, Metrics};
-use crate::room::{Command, rules};
+use crate::room::{Command, GameDocument, rules};
 use crate::storage::writer::StorageHandle;
 
 /// What every handler shares.
@@ -51,6 +51,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/ws/{id}", get(websocket))
         .route("/api/games/{file}", get(archived_game))
         .route("/api/rooms/{id}/game", get(current_game))
+        .route("/api/rooms/{id}/game/history", get(current_game_history))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics_text))
@@ -338,11 +339,21 @@ async fn archived_game(State(state): State<AppState>, Path(file): Path<String>) 
 
 /// The room's current game, finished or not, as the server records it.
 async fn current_game(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
+    game_document(&state, &id, GameDocument::Record).await
+}
+
+/// Every position of the room's current game: the start and each move's diff, as JSON.
+async fn current_game_history(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    game_document(&state, &id, GameDocument::History).await
+}
+
+/// A document of room `id`'s current game, once what it shows is durable.
+async fn game_document(state: &AppState, id: &str, document: GameDocument) -> Response {
+    let Some(room) = is_room_id(id).then(|| state.directory.get(id)).flatten() else {
         return not_found();
     };
     let (reply, answer) = oneshot::channel();
-    if !room.send(Command::GameFile { reply }).await {
+    if !room.send(Command::GameFile { document, reply }).await {
         return not_found();
     }
     // The room answers once the game it describes is durable.
@@ -350,6 +361,9 @@ async fn current_game(State(state): State<AppState>, Path(id): Path<String>) -> 
         return storage_unavailable();
     };
     match answer {
+        Ok(Some(file)) if document == GameDocument::History => {
+            ([(header::CONTENT_TYPE, "application/json")], file.text).into_response()
+        }
         Ok(Some(file)) => game_download(&file.id, file.extension, file.text),
         Ok(None) => error(
             StatusCode::NOT_FOUND,

@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 
 use fourkings_protocol::{
-    ClientMessage, CreateRoomResponse, ErrorBody, ErrorCode, Event, RoomInfo, ServerMessage,
-    SettingsPatch,
+    ClientMessage, CreateRoomResponse, ErrorBody, ErrorCode, Event, GameHistory, RoomInfo,
+    ServerMessage, SettingsPatch,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -159,6 +159,7 @@ fn check(block: &Block, label: &str, seen: &mut Seen) -> Result<(), String> {
         "http-create-request" => round_trip::<SettingsPatch>(&value)?.1,
         "http-create-response" => round_trip::<CreateRoomResponse>(&value)?.1,
         "http-room-info" => round_trip::<RoomInfo>(&value)?.1,
+        "http-game-history" => round_trip::<GameHistory>(&value)?.1,
         "http-error" => round_trip::<ErrorBody>(&value)?.1,
         "" => return Err("a JSON example needs a label: json client, json server, ...".into()),
         other => return Err(format!("unknown label {other:?}")),
@@ -203,6 +204,7 @@ fn every_example_parses_into_its_type_and_back() {
             "http-create-request",
             "http-create-response",
             "http-error",
+            "http-game-history",
             "http-room-info",
             "server"
         ]

@@ -6,6 +6,7 @@ use crate::moves::Move;
 use crate::piece::Piece;
 use crate::position::Undo;
 use crate::square::Square;
+use crate::square_set::SquareSet;
 
 /// Why an army left a free-for-all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,6 +106,9 @@ pub struct Ply {
     pub checks: ArmySet,
     /// Every king attacked after the move was settled, by anyone.
     pub kings_in_check: ArmySet,
+    /// The pieces attacking those kings (`kings_in_check`) after the move, so that a board can
+    /// mark who gives each check, a discovered one included, without rules of its own.
+    pub checkers: SquareSet,
     /// How many players the move mated (`#` each): those mated at once by it, and in Teams the
     /// one whose turn it led to, found mated then.
     pub mates: u8,

@@ -25,6 +25,7 @@ use crate::moves::{Move, MoveList};
 use crate::position::{Position, PositionError};
 use crate::rules::{Format, Resignation, RuleSet, RuleSetError};
 use crate::setup::Setup;
+use crate::square_set::SquareSet;
 
 /// A game in progress or finished.
 #[derive(Clone, Debug)]
@@ -389,6 +390,32 @@ impl Game {
         }
     }
 
+    /// Walks the game back from its current position, for a record of every position: `visit`
+    /// sees each ply of the first `events` events (the plies after them are undone unseen), the
+    /// last first, with the position right after it; the position before the first move is
+    /// returned. Only the pieces of those positions are as they stood: who was still in the game
+    /// is left as it is now.
+    pub fn walk_back(&self, events: usize, mut visit: impl FnMut(&Ply, &Position)) -> Position {
+        let mut position = self.position.clone();
+        for (index, event) in self.events.iter().enumerate().rev() {
+            if let Event::Ply(ply) = event {
+                if index < events {
+                    visit(ply, &position);
+                }
+                position.undo(ply.undo);
+            }
+        }
+        position
+    }
+
+    /// The pieces attacking the kings of [`Game::checked_armies`]: who gives each check.
+    pub fn checkers(&self) -> SquareSet {
+        self.checked_armies()
+            .iter()
+            .filter_map(|army| Some(self.position.attackers(self.position.king(army)?, army)))
+            .fold(SquareSet::EMPTY, SquareSet::union)
+    }
+
     /// The legal moves of the seat to move (none once the game is over, and none for a walking
     /// king, whose move [`Game::walk_king`] chooses). A move just taken back is left out.
     pub fn legal_moves(&self) -> MoveList {
@@ -737,6 +764,7 @@ impl Game {
             captured: undo.captured(),
             checks: ArmySet::EMPTY,
             kings_in_check: ArmySet::EMPTY,
+            checkers: SquareSet::EMPTY,
             mates: 0,
             walking,
             consequences: Vec::new(),
@@ -751,6 +779,7 @@ impl Game {
         // Found when the move was settled, unless an elimination or a mate changed the position
         // since.
         ply.kings_in_check = self.checked_armies();
+        ply.checkers = self.checkers();
         self.checked = Some((self.position.hash(), ply.kings_in_check));
         ply.text = text.finish(&ply);
         self.events.push(Event::Ply(ply));

@@ -16,15 +16,25 @@ use crate::cpu::CpuPool;
 use crate::metrics::Metrics;
 use crate::storage::writer::StorageHandle;
 
-/// A game as a file to download: PGN4 for the cross board, PGN for Duo.
+/// A game as a document for HTTP readers: its record (PGN4 for the cross board, PGN for Duo)
+/// or its history (JSON).
 #[derive(Debug)]
 pub(crate) struct GameFile {
     /// The game's id (`<room>-<n>`), which names the file.
     pub(crate) id: String,
-    /// `pgn4` or `pgn`.
+    /// `pgn4`, `pgn` or `json`.
     pub(crate) extension: &'static str,
-    /// The record.
+    /// The document.
     pub(crate) text: String,
+}
+
+/// Which document of the current game an HTTP reader asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GameDocument {
+    /// The record, to download: PGN4, or PGN for Duo.
+    Record,
+    /// Every position, as the protocol's `GameHistory` in JSON.
+    History,
 }
 
 /// What a room's inbox takes.
@@ -61,8 +71,10 @@ pub(crate) enum Command {
         /// Where the answer goes.
         reply: oneshot::Sender<RoomInfo>,
     },
-    /// The current game as a file to download, if a game has started.
+    /// A document of the current game, if a game has started.
     GameFile {
+        /// Which document.
+        document: GameDocument,
         /// Where the answer goes.
         reply: oneshot::Sender<Option<GameFile>>,
     },

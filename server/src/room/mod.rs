@@ -55,5 +55,5 @@ mod task;
 mod timebase;
 pub(crate) mod views;
 
-pub(crate) use command::{Command, RoomContext, RoomHandle};
+pub(crate) use command::{Command, GameDocument, RoomContext, RoomHandle};
 pub(crate) use task::{restore, spawn};

@@ -5,8 +5,13 @@ use std::collections::BTreeMap;
 use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_fen4};
-use fourkings_engine::{Army, ArmyStatus, Format, Game, Move, Outcome, Piece, Seat, Square};
-use fourkings_protocol::{ArmyState, Clock, GameResult, GameView, LegalMoves, SeatIndex};
+use fourkings_engine::{
+    Army, ArmySet, ArmyStatus, Format, Game, Move, Outcome, Piece, Position, Seat, Square,
+    SquareSet,
+};
+use fourkings_protocol::{
+    ArmyState, Clock, GameHistory, GameResult, GameView, LegalMoves, PlyRecord, SeatIndex,
+};
 
 use crate::rules_view::rules_view;
 
@@ -148,6 +153,55 @@ fn checks(game: &Game) -> Vec<SeatIndex> {
     seats_of_armies(game, game.checked_armies().iter())
 }
 
+/// The names of the squares of `set`, in its order (rank by rank).
+fn square_names(set: SquareSet) -> Vec<String> {
+    set.iter().map(|sq| sq.name()).collect()
+}
+
+/// The squares `changed` with what stands on them in `pos`, as the protocol writes them.
+fn contents(
+    format: Format,
+    pos: &Position,
+    changed: &[Square],
+) -> BTreeMap<String, Option<String>> {
+    changed
+        .iter()
+        .map(|&sq| (sq.name(), pos.piece_at(sq).map(|p| piece_code(format, p))))
+        .collect()
+}
+
+/// Every piece of `pos` by square, as the protocol writes them.
+fn pieces(format: Format, pos: &Position) -> BTreeMap<String, String> {
+    pos.pieces()
+        .map(|(sq, piece)| (sq.to_string(), piece_code(format, piece)))
+        .collect()
+}
+
+/// The game's history as far as its first `events` events (its plies and actions): the start
+/// and each ply's diff, for clients that show an earlier position.
+pub(crate) fn history_upto(game: &Game, id: String, events: usize) -> GameHistory {
+    let format = game.rules().format;
+    let seats = |armies: ArmySet| seats_of_armies(game, armies.iter());
+    let mut plies = Vec::new();
+    let start = game.walk_back(events, |ply, after| {
+        plies.push(PlyRecord {
+            seat: protocol_seat(ply.seat),
+            text: ply.text.clone(),
+            mv: coordinate(ply.mv),
+            changed: contents(format, after, &ply.changed),
+            checks: seats(ply.kings_in_check),
+            checking: square_names(ply.checkers),
+        });
+    });
+    plies.reverse();
+    GameHistory {
+        id,
+        board: board_name(format).to_owned(),
+        start: pieces(format, &start),
+        plies,
+    }
+}
+
 /// The result of a finished game.
 pub(crate) fn result(game: &Game) -> Option<GameResult> {
     let outcome = game.outcome()?;
@@ -194,6 +248,14 @@ fn draw_reason(reason: DrawReason) -> &'static str {
     }
 }
 
+/// The board's name in the protocol: `classic` for Duo's 8×8, `cross` otherwise.
+fn board_name(format: Format) -> &'static str {
+    match format {
+        Format::Duo => "classic",
+        _ => "cross",
+    }
+}
+
 /// The whole game, with its id and clocks; `silent_partners` is the room's setting.
 pub(crate) fn game_view(
     game: &Game,
@@ -204,14 +266,11 @@ pub(crate) fn game_view(
 ) -> GameView {
     let format = game.rules().format;
     let pos = game.position();
-    let mut pieces = BTreeMap::new();
-    let mut promoted = Vec::new();
-    for (sq, piece) in pos.pieces() {
-        pieces.insert(sq.to_string(), piece_code(format, piece));
-        if piece.promoted {
-            promoted.push(sq.to_string());
-        }
-    }
+    let promoted = pos
+        .pieces()
+        .filter(|(_, piece)| piece.promoted)
+        .map(|(sq, _)| sq.to_string())
+        .collect();
     let last = game.last_ply();
     let fen = match format {
         Format::Duo => Fen::from_position(pos, game.ply_count() / 2 + 1)
@@ -225,19 +284,17 @@ pub(crate) fn game_view(
     };
     GameView {
         id,
-        board: match format {
-            Format::Duo => "classic",
-            _ => "cross",
-        }
-        .to_owned(),
-        pieces,
+        board: board_name(format).to_owned(),
+        pieces: pieces(format, pos),
         promoted,
         to_move: game.to_move().map(protocol_seat),
         ply: game.ply_count(),
         moves: game.plies().map(|p| p.text.clone()).collect(),
         move_seats: game.plies().map(|p| protocol_seat(p.seat)).collect(),
+        move_coordinates: game.plies().map(|p| coordinate(p.mv)).collect(),
         last_move: last.map(|p| [p.mv.from().to_string(), p.mv.to().to_string()]),
         checks: checks(game),
+        checking: square_names(game.checkers()),
         points: points(game),
         armies: armies(game),
         lifelines: [
@@ -270,12 +327,7 @@ pub(crate) fn moved_event(
     clock: Clock,
 ) -> fourkings_protocol::MovedEvent {
     let format = game.rules().format;
-    let pos = game.position();
-    let changed = ply
-        .changed
-        .iter()
-        .map(|&sq| (sq.name(), pos.piece_at(sq).map(|p| piece_code(format, p))))
-        .collect();
+    let changed = contents(format, game.position(), &ply.changed);
     fourkings_protocol::MovedEvent {
         seat: protocol_seat(ply.seat),
         ply: game.ply_count(),
@@ -284,6 +336,7 @@ pub(crate) fn moved_event(
         changed,
         to_move: game.to_move().map(protocol_seat),
         checks: checks(game),
+        checking: square_names(ply.checkers),
         points: points(game),
         armies: armies(game),
         automatic: automatic || ply.walking,
@@ -367,7 +420,20 @@ pub(crate) fn moved_frame(
         }
         text.extend_from_slice(numbers.format(seat.index()).as_bytes());
     }
-    text.extend_from_slice(br#"],"points":["#);
+    text.push(b']');
+    if !ply.checkers.is_empty() {
+        text.extend_from_slice(br#","checking":["#);
+        for (i, sq) in ply.checkers.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            text.push(b'"');
+            text.extend_from_slice(square_name(sq));
+            text.push(b'"');
+        }
+        text.push(b']');
+    }
+    text.extend_from_slice(br#","points":["#);
     for (i, points) in points(game).into_iter().enumerate() {
         if i > 0 {
             text.push(b',');

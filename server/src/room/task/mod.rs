@@ -445,16 +445,17 @@ impl Room {
                 };
                 let _ = reply.send(info);
             }
-            Command::GameFile { reply } => {
+            Command::GameFile { document, reply } => {
                 let (needs, durable) = (self.events.version(), self.delivery.durable());
                 match self.views.pending_game() {
                     // The same game as stood when all was durable: as far as it had got then.
                     Some(at) if at.games_played == self.driver.games_played() => {
-                        let _ = reply.send(self.game_file_upto(at.events));
+                        let _ = reply.send(self.game_file_upto(document, at.events));
                     }
-                    _ => self
-                        .views
-                        .send_game_file(reply, self.game_file(), needs, durable),
+                    _ => {
+                        let file = self.game_file(document);
+                        self.views.send_game_file(reply, file, needs, durable);
+                    }
                 }
             }
             Command::CpuMoved { job, ply, hash, mv } => {

@@ -7,8 +7,9 @@ use fourkings_protocol::{GameView, RoomInfo, SeatView, ServerMessage, Snapshot};
 use super::Room;
 use crate::connection::ConnId;
 use crate::room::archive;
-use crate::room::command::GameFile;
+use crate::room::command::{GameDocument, GameFile};
 use crate::room::rules;
+use crate::room::views;
 
 impl Room {
     /// The board's format under the current settings.
@@ -46,15 +47,23 @@ impl Room {
         }
     }
 
-    /// The current game, finished or not, as a file to download.
-    pub(super) fn game_file(&self) -> Option<GameFile> {
+    /// The current game, finished or not, as `document`.
+    pub(super) fn game_file(&self, document: GameDocument) -> Option<GameFile> {
         let events = self.driver.game()?.events().len();
-        self.game_file_upto(events)
+        self.game_file_upto(document, events)
     }
 
-    /// The current game as it stood after its first `events` events, as a file to download.
-    pub(super) fn game_file_upto(&self, events: usize) -> Option<GameFile> {
+    /// The current game as it stood after its first `events` events, as `document`.
+    pub(super) fn game_file_upto(&self, document: GameDocument, events: usize) -> Option<GameFile> {
         let game = self.driver.game()?;
+        if document == GameDocument::History {
+            let history = views::history_upto(game, self.game_id(), events);
+            return Some(GameFile {
+                id: history.id.clone(),
+                extension: "json",
+                text: serde_json::to_string(&history).expect("protocol values always serialise"),
+            });
+        }
         let table = archive::Table {
             room: &self.id,
             game_id: self.game_id(),
