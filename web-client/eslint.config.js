@@ -20,4 +20,8 @@ export default [
       "prefer-const": "error",
     },
   },
+  {
+    files: ["test/**/*.js"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: globals.node },
+  },
 ];

@@ -46,14 +46,31 @@ test("several moves from and to the same squares open the promotion chooser", as
       checks: [2],
       armies: ["playing", "playing", "playing", "out"],
       last_move: ["j12", "i11"],
+      checking: ["i11"],
       ply: 40,
     },
+    marks: [
+      { from: "h9", to: "h10", color: "#d3433b", name: "Red" },
+      { from: "j12", to: "i11", color: "#3568d4", name: "Blue" },
+    ],
     legal: { seat: 0, ply: 40, moves: ["h10h11q", "h10h11r", "h10h11b", "h10h11n", "h10i11q", "h10i11r", "h10i11b", "h10i11n", "h1h2"] },
   });
-  assert.equal(await page.getAttribute('[data-square="h10"]', "aria-label"), "h10, red pawn");
   assert.equal(await page.getAttribute('[data-square="g14"]', "aria-label"), "g14, yellow king, in check");
   assert.equal(await page.getAttribute('[data-square="n8"]', "aria-label"), "n8, green king (out)");
-  assert.match(await page.getAttribute('[data-square="i11"]', "aria-label"), /blue knight, last move/);
+  assert.equal(await page.getAttribute('[data-square="i11"]', "aria-label"), "i11, blue knight, giving check, Blue's last move to here");
+  assert.equal(await page.getAttribute('[data-square="j12"]', "aria-label"), "j12, empty, Blue's last move from here");
+  assert.equal(await page.getAttribute('[data-square="h10"]', "aria-label"), "h10, red pawn, Red's last move to here");
+  // Each army's move in its own colour, the square it went to marked more strongly.
+  const look = (name) => page.$eval(`[data-square="${name}"]`, (g) => {
+    const mark = getComputedStyle(g.querySelector(".mark"));
+    return { classes: [...g.classList].filter((c) => c.startsWith("marked") || c === "checking"), stroke: mark.stroke, opacity: Number(mark.fillOpacity) };
+  });
+  const [i11, j12, h10] = [await look("i11"), await look("j12"), await look("h10")];
+  assert.deepEqual(i11.classes, ["marked", "marked-to", "checking"]);
+  assert.deepEqual(j12.classes, ["marked"]);
+  assert.equal(i11.stroke, "rgb(53, 104, 212)");
+  assert.equal(h10.stroke, "rgb(211, 67, 59)");
+  assert.ok(i11.opacity > j12.opacity, "the square moved to is marked more strongly");
   await page.click('[data-square="h10"]');
   await page.waitForSelector('[data-square="i11"].target.capture');
   await page.click('[data-square="i11"]');

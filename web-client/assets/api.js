@@ -2,6 +2,7 @@
 
 /** @typedef {import("./protocol.js").CreateRoomResponse} CreateRoomResponse */
 /** @typedef {import("./protocol.js").SettingsPatch} SettingsPatch */
+/** @typedef {import("./protocol.js").GameHistory} GameHistory */
 
 /** An answer of the HTTP API that is not a success, with the error body's `code`. */
 export class ApiError extends Error {
@@ -56,4 +57,14 @@ export async function createRoom(patch) {
  */
 export async function roomInfo(id) {
   return json(await fetch(`/api/rooms/${encodeURIComponent(id)}`));
+}
+
+/**
+ * `GET /api/rooms/<id>/game/history`: every position of the room's game, as the start and each
+ * move's diff.
+ * @param {string} id
+ * @returns {Promise<GameHistory>}
+ */
+export async function gameHistory(id) {
+  return json(await fetch(`/api/rooms/${encodeURIComponent(id)}/game/history`));
 }

@@ -1,5 +1,5 @@
 // The board as SVG: the cross board (14 × 14 less the corners) or Duo's 8 × 8, turned so that a
-// chosen side sits at the bottom; pieces, coordinates, the last move, checks, the selected piece
+// chosen side sits at the bottom; pieces, coordinates, each army's last move, checks and who gives them, the selected piece
 // and where it may go. Moves are made by click-click, drag and drop (pointer events: mouse, pen
 // and touch alike) or the keyboard (arrow keys in screen direction, Enter/Space, Escape). The
 // board knows no rules: what may move where comes from the server's legal moves.
@@ -12,9 +12,15 @@ import { pieceGroup } from "./pieces.js";
 /** @typedef {import("./protocol.js").GameView} GameView */
 
 /**
- * What the board draws: the game, the legal moves usable now (or null), whether it is Duo and
- * whether to mark where a selected piece may go.
- * @typedef {{game: GameView, legal: {seat: number, moves: string[]} | null, duo: boolean, showLegal: boolean}} BoardView
+ * What the board draws: the game (or an earlier position of it), the legal moves usable now (or
+ * null), whether it is Duo, whether to mark where a selected piece may go, and each army's last
+ * move, oldest first, in its colour.
+ * @typedef {{game: GameView, legal: {seat: number, moves: string[]} | null, duo: boolean, showLegal: boolean, marks?: MoveMark[]}} BoardView
+ */
+
+/**
+ * An army's last move as the board marks it: its squares, the army's colour and name.
+ * @typedef {{from: string, to: string, color: string, name: string}} MoveMark
  */
 
 /**
@@ -166,11 +172,15 @@ export class Board {
         });
         const bg = s("rect", { class: dark ? "bg dark" : "bg light", width: CELL, height: CELL });
         const hl = s("rect", { class: "hl", width: CELL, height: CELL });
+        // An army's last move: a band in its colour, edged in black so that light colours
+        // (Yellow, Duo's White) show on the light squares too.
+        const markEdge = s("rect", { class: "mark-edge", x: 2, y: 2, width: CELL - 4, height: CELL - 4 });
+        const mark = s("rect", { class: "mark", x: 6, y: 6, width: CELL - 12, height: CELL - 12 });
         const piece = s("g", { class: "pc", transform: "translate(5 5) scale(0.9)" });
         const target = s("circle", { class: "dot", cx: CELL / 2, cy: CELL / 2, r: 15 });
         const ring = s("circle", { class: "ring", cx: CELL / 2, cy: CELL / 2, r: 44 });
         const focus = s("rect", { class: "focus-ring", x: 4, y: 4, width: CELL - 8, height: CELL - 8, rx: 6 });
-        g.append(bg, hl, target, piece, ring, focus);
+        g.append(bg, hl, markEdge, mark, target, piece, ring, focus);
         squaresLayer.append(g);
         this.squares.set(name, { g, piece, f, r, x, y, code: null, dark });
         const bottom = columnBottom.get(x);
@@ -251,6 +261,13 @@ export class Board {
     }
     /** @type {string[]} */
     const last = game.last_move || [];
+    const checking = new Set(game.checking || []);
+    /** @type {Map<string, {mark: MoveMark, to: boolean}>} the newest mark of each square */
+    const marked = new Map();
+    for (const mark of view.marks || []) {
+      marked.set(mark.from, { mark, to: false });
+      marked.set(mark.to, { mark, to: true });
+    }
     const targets = this.targetsOf(this.selected);
     // (The game object is updated in place, so the ply drawn last is kept apart.)
     const slide = !force && previous && this.drawnPly !== null && this.drawnPly + 1 === game.ply && last.length === 2 && this.dropped !== last[1] ? last : null;
@@ -271,12 +288,17 @@ export class Board {
       }
       const cls = sq.g.classList;
       cls.toggle("last", last.includes(name));
+      const mark = marked.get(name);
+      cls.toggle("marked", !!mark);
+      cls.toggle("marked-to", !!mark && mark.to);
+      if (mark) sq.g.style.setProperty("--mark", mark.mark.color);
       cls.toggle("check", checkKings.has(name));
+      cls.toggle("checking", checking.has(name));
       cls.toggle("selected", this.selected === name);
       cls.toggle("movable", this.movesFrom.has(name));
       cls.toggle("target", this.showTargets && targets.has(name));
       cls.toggle("capture", this.showTargets && targets.has(name) && !!code);
-      sq.g.setAttribute("aria-label", this.describe(name, code, out, view, { last, checkKings, targets }));
+      sq.g.setAttribute("aria-label", this.describe(name, code, out, view, { mark, checking, checkKings, targets }));
     }
   }
 
@@ -327,15 +349,16 @@ export class Board {
    * @param {string | null} code
    * @param {boolean} out
    * @param {BoardView} view
-   * @param {{last: string[], checkKings: Set<string>, targets: Set<string>}} marks
+   * @param {{mark: {mark: MoveMark, to: boolean} | undefined, checking: Set<string>, checkKings: Set<string>, targets: Set<string>}} marks
    * @returns {string}
    */
-  describe(name, code, out, view, { last, checkKings, targets }) {
+  describe(name, code, out, view, { mark, checking, checkKings, targets }) {
     let text = `${name}, ${code ? pieceWords(code, view.duo) + (out ? " (out)" : "") : "empty"}`;
     if (checkKings.has(name)) text += ", in check";
+    if (checking.has(name)) text += ", giving check";
     if (this.selected === name) text += ", selected";
     if (targets.has(name)) text += ", can move here";
-    if (last.includes(name)) text += ", last move";
+    if (mark) text += `, ${mark.mark.name}'s last move ${mark.to ? "to" : "from"} here`;
     return text;
   }
 

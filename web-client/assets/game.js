@@ -4,16 +4,50 @@
 
 import { h, s, fill, rerender } from "./dom.js";
 import { Board } from "./board.js";
-import { seatArmy, pieceArmy, OUT_COLOR } from "./armies.js";
+import { seatArmy, pieceArmy, parseMove, OUT_COLOR } from "./armies.js";
 import { pieceGroup } from "./pieces.js";
 import { armyBadge, presenceBadge } from "./ui.js";
 import { turnRemaining, banksNow, formatMs } from "./clock.js";
 import { soundEnabled, setSoundEnabled } from "./sound.js";
+import { lastMoves, sinceMove, moveWords } from "./history.js";
+import { Review } from "./review.js";
+import { announce } from "./announce.js";
 
 /** @typedef {import("./state.js").RoomState} RoomState */
 /** @typedef {import("./protocol.js").GameView} GameData */
 
 const CORNER_OF_SIDE = { bottom: "br", left: "bl", top: "tl", right: "tr" };
+/**
+ * The moves since the player's own last move (a spectator's: the last three), in words where the
+ * game's history is known ("Blue's knight takes Red's bishop on f1"), else in notation.
+ * @param {RoomState} state
+ * @param {number} [upto] plies of the game to look at (all of them by default)
+ * @returns {{seat: number, text: string}[]}
+ */
+export function recentMoves(state, upto) {
+  const game = state.game;
+  if (!game) return [];
+  const n = upto === undefined ? game.ply : upto;
+  const duo = state.duo;
+  /** @type {import("./history.js").Naming} */
+  const naming = {
+    seat: (seat) => (state.seats[seat] ? state.seats[seat].label : String(seat)),
+    army: (letter) => {
+      const army = pieceArmy(`${letter}K`, duo);
+      return army ? army.name : letter;
+    },
+    checked: (seats) => [...new Set(seats.map((seat) => (duo ? seatArmy(seat, true).name : naming.seat(seat))))].join(" and "),
+  };
+  return sinceMove(game.move_seats, state.yourSeats, n).map((i) => {
+    const seat = game.move_seats[i];
+    const ply = state.history.ply(i);
+    const before = ply ? state.history.position(i) : null;
+    const previous = i > 0 ? state.history.ply(i - 1) : undefined;
+    const text = ply && before ? moveWords(before, ply, previous ? previous.checks : [], naming) : `${naming.seat(seat)}: ${game.moves[i]}`;
+    return { seat, text };
+  });
+}
+
 /** @type {Record<string, number>} */
 const START_COUNTS = { Q: 1, R: 2, B: 2, N: 2, P: 8 };
 /** @type {Record<string, string>} */
@@ -127,11 +161,36 @@ export class GameView {
     this.duoTop = h("div", { class: "duo-row top" });
     this.duoBottom = h("div", { class: "duo-row bottom" });
     this.turnLine = h("p", { class: "turn-line", id: "turn-line" });
+    this.review = new Review(() => this.reviewChanged());
+    this.sinceLine = h("p", { class: "since-line", dataset: { role: "since" } });
+    this.reviewBar = h("div", { class: "review-bar", dataset: { role: "review" }, hidden: true });
+    this.boardNote = h("div", { class: "board-note" }, this.sinceLine, this.reviewBar);
+    // Pressing on the board, or a key on it, while an earlier position is shown goes back to the
+    // live one first, so that a move is made on the position it is for.
+    for (const type of ["pointerdown", "keydown"]) {
+      this.board.el.addEventListener(type, (e) => {
+        if (!this.review.active) return;
+        if (e instanceof KeyboardEvent && !["Enter", " "].includes(e.key)) return;
+        this.review.live();
+      }, { capture: true });
+    }
     this.soundButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "sound" }, on: { click: () => this.toggleSound() } });
     this.turnButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "turn-board" }, on: { click: () => this.turnBoard() } }, icon("turn"), h("span", { text: "Turn board" }));
     this.status = h("section", { class: "card status-card", "aria-label": "Game status" });
     this.players = h("section", { class: "card players-card", "aria-labelledby": "players-title" });
-    this.movesList = h("div", { class: "moves-scroll" });
+    this.movesList = h("div", {
+      class: "moves-scroll",
+      tabindex: "0",
+      role: "region",
+      "aria-label": "Moves. Left and right arrows show the position before or after a move, Home the start, End the live position.",
+      on: {
+        click: (e) => this.moveClicked(e),
+        keydown: (e) => {
+          const game = this.state && this.state.game;
+          if (game && this.review.key(e, game.ply)) e.preventDefault();
+        },
+      },
+    });
     this.moves = h("section", { class: "card moves-card", "aria-labelledby": "moves-title" },
       h("div", { class: "card-head" }, h("h2", { id: "moves-title", class: "card-title", text: "Moves" }),
         h("button", { class: "btn small ghost", type: "button", dataset: { action: "download" }, text: "Download game", on: { click: () => this.download() } })),
@@ -142,6 +201,7 @@ export class GameView {
       { class: "game-layout" },
       h("div", { class: "board-col" },
         h("div", { class: "board-bar" }, this.turnLine, h("div", { class: "board-tools" }, this.turnButton, this.soundButton)),
+        this.boardNote,
         this.duoTop,
         this.board.el,
         this.duoBottom),
@@ -195,8 +255,17 @@ export class GameView {
     const game = state.game;
     if (!game) return;
     this.board.setRotation(this.rotationOverride !== null ? this.rotationOverride : this.defaultRotation(state));
-    const legal = state.currentLegal;
-    this.board.draw({ game, legal, duo: state.duo, showLegal: state.roomSettings.show_legal_moves });
+    const shown = this.shownGame(state, game);
+    const marks = lastMoves(game.move_seats, game.move_coordinates, shown.ply).map(({ seat, from, to }) => ({
+      from,
+      to,
+      color: seatArmy(seat, state.duo).color,
+      name: state.seats[seat] ? state.seats[seat].label : String(seat),
+    }));
+    const legal = this.review.active ? null : state.currentLegal;
+    this.board.draw({ game: shown, legal, duo: state.duo, showLegal: state.roomSettings.show_legal_moves, marks });
+    this.el.classList.toggle("reviewing", this.review.active);
+    this.renderNote(state, game, shown.ply);
     this.el.classList.toggle("duo", state.duo);
     this.el.classList.toggle("my-turn", state.mySeatToMove !== null);
     this.el.classList.toggle("finished", !!game.result);
@@ -212,6 +281,86 @@ export class GameView {
     fill(this.players, this.playersContent(state, game));
     this.renderMoves(state, game);
     this.tick();
+  }
+
+  // ----- review -----
+
+  /**
+   * The game as the board shows it: the live game, or the position under review with its last
+   * move and checks (as long as the game's history has it).
+   * @param {RoomState} state
+   * @param {GameData} game
+   * @returns {GameData}
+   */
+  shownGame(state, game) {
+    if (!this.review.active) return game;
+    const n = this.review.shown(game.ply);
+    const pieces = state.history.position(n);
+    if (!pieces) return game;
+    const ply = n > 0 ? state.history.ply(n - 1) : undefined;
+    const mv = parseMove(game.move_coordinates[n - 1]);
+    return {
+      ...game,
+      pieces,
+      promoted: [],
+      ply: n,
+      to_move: null,
+      last_move: mv ? [mv.from, mv.to] : undefined,
+      checks: ply ? ply.checks : [],
+      checking: ply ? ply.checking || [] : [],
+    };
+  }
+
+  /** The position under review changed: redraw, keep its move in view and say which it is. */
+  reviewChanged() {
+    const state = this.state;
+    if (!state || !state.game) return;
+    this.update(state);
+    const game = state.game;
+    const n = this.review.shown(game.ply);
+    const current = this.movesList.querySelector("td.current");
+    if (current instanceof HTMLElement) current.scrollIntoView({ block: "nearest" });
+    if (!this.review.active) announce("Back to the live position.");
+    else if (n === 0) announce("The starting position.");
+    else announce(`After move ${n}, ${state.seats[game.move_seats[n - 1]].label}: ${game.moves[n - 1]}.`);
+  }
+
+  /**
+   * A click on the move list: the position after the move clicked.
+   * @param {MouseEvent} e
+   */
+  moveClicked(e) {
+    const target = e.target instanceof Element ? e.target.closest("td[data-ply]") : null;
+    const game = this.state && this.state.game;
+    if (!(target instanceof HTMLElement) || !game) return;
+    this.review.show(Number(target.dataset.ply), game.ply);
+  }
+
+  /**
+   * Above the board: the moves since yours, or while reviewing, the banner that says the board
+   * is not live.
+   * @param {RoomState} state
+   * @param {GameData} game
+   * @param {number} shown the plies in the position shown
+   */
+  renderNote(state, game, shown) {
+    this.reviewBar.hidden = !this.review.active;
+    this.sinceLine.hidden = this.review.active;
+    if (this.review.active) {
+      const what = shown === 0 ? "the start" : `move ${shown} of ${game.ply}`;
+      fill(this.reviewBar,
+        h("span", {}, h("strong", { text: "Reviewing " }), h("span", { text: `${what}: the board is not live.` })),
+        h("button", { class: "btn small primary", type: "button", dataset: { action: "back-to-game" }, text: "Back to the game", on: { click: () => this.review.live() } }));
+      return;
+    }
+    const moves = recentMoves(state);
+    if (!moves.length) {
+      this.sinceLine.replaceChildren();
+      return;
+    }
+    const title = state.yourSeats.some((seat) => game.move_seats.includes(seat)) ? "Since your move:" : "Last moves:";
+    this.sinceLine.replaceChildren(h("span", { class: "since-title", text: title }),
+      ...moves.map(({ seat, text }) => h("span", { class: "since-move" }, armyBadge(seat, state.duo, { size: 12 }), h("span", { text }))));
   }
 
   // ----- the players around the board -----
@@ -590,6 +739,7 @@ export class GameView {
    */
   renderMoves(state, game) {
     const duo = state.duo;
+    const shown = this.review.shown(game.ply);
     const table = h("table", { class: duo ? "moves duo" : "moves" });
     const head = h("tr", {}, h("th", { scope: "col", text: "#" }));
     const columns = duo ? [0, 1] : [0, 1, 2, 3];
@@ -621,15 +771,25 @@ export class GameView {
         cell.title += ", played by the CPU";
         cell.append(h("span", { class: "sr-only", text: " (played by the CPU)" }));
       }
+      cell.dataset.ply = String(i + 1);
       if (i === lastIndex) cell.classList.add("last");
+      if (i === shown - 1) {
+        cell.classList.add("current");
+        cell.setAttribute("aria-current", "true");
+      }
       last = column;
     });
     table.append(body);
     const empty = game.moves.length === 0 ? h("p", { class: "muted", text: "No moves yet." }) : null;
     const scroller = this.movesList;
     const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 30;
+    const hadFocus = document.activeElement === scroller;
     fill(scroller, empty || table);
-    if (atBottom || game.moves.length < 3) scroller.scrollTop = scroller.scrollHeight;
+    if (this.review.active) {
+      const current = scroller.querySelector("td.current");
+      if (current instanceof HTMLElement) current.scrollIntoView({ block: "nearest" });
+    } else if (atBottom || game.moves.length < 3) scroller.scrollTop = scroller.scrollHeight;
+    if (hadFocus) scroller.focus();
   }
 
   /** Downloads the game as the server records it (PGN4, or PGN for Duo), so every player gets

@@ -85,8 +85,10 @@
  * @property {number} ply
  * @property {string[]} moves every move so far, in notation
  * @property {Seat[]} move_seats the seat that played each of `moves`
+ * @property {string[]} move_coordinates each of `moves` in coordinate form
  * @property {[string, string]} [last_move]
  * @property {Seat[]} checks
+ * @property {string[]} [checking] squares of the pieces attacking the kings in `checks`
  * @property {number[]} points
  * @property {ArmyState[]} armies
  * @property {[number, number]} lifelines left for seats 0 + 2 and seats 1 + 3
@@ -97,6 +99,26 @@
  * @property {Clock} clock
  * @property {Seat} first_seat
  * @property {RulesView} rules
+ */
+
+/**
+ * One move of a game's history: what its `moved` event said of it.
+ * @typedef {object} PlyRecord
+ * @property {Seat} seat
+ * @property {string} text in notation
+ * @property {string} move in coordinate form
+ * @property {Record<string, string | null>} changed square → what stood there after the move
+ * @property {Seat[]} checks seats in check after the move
+ * @property {string[]} [checking] squares of the pieces giving those checks
+ */
+
+/**
+ * `GET /api/rooms/<id>/game/history`: the start and each move's diff.
+ * @typedef {object} GameHistory
+ * @property {string} id the game's id
+ * @property {"cross" | "classic"} board
+ * @property {Record<string, string>} start every piece before the first move
+ * @property {PlyRecord[]} plies oldest first
  */
 
 /**
@@ -152,6 +174,7 @@
  * @property {Record<string, string | null>} changed
  * @property {Seat | null} to_move
  * @property {Seat[]} checks
+ * @property {string[]} [checking] squares of the pieces attacking the kings in `checks`
  * @property {number[]} points
  * @property {ArmyState[]} armies
  * @property {boolean} [automatic]

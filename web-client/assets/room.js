@@ -6,13 +6,14 @@ import { h, fill } from "./dom.js";
 import { RoomState } from "./state.js";
 import { Connection } from "./connection.js";
 import { Lobby } from "./lobby.js";
-import { GameView, seatTitle } from "./game.js";
+import { GameView, seatTitle, recentMoves } from "./game.js";
 import { Chat } from "./chat.js";
 import { noteClock } from "./clock.js";
 import { announce, announceNow } from "./announce.js";
 import { beepYourTurn, clickMove } from "./sound.js";
 import { confirmDialog, toast, errorText } from "./ui.js";
 import { presetInfo, pieceWords } from "./armies.js";
+import { gameHistory } from "./api.js";
 
 /** @typedef {import("./protocol.js").Request} Request */
 /** @typedef {import("./protocol.js").Ack} Ack */
@@ -227,7 +228,23 @@ export function roomPage(roomId, { navigate }) {
     setTimeout(run, 60);
   }
 
+  // The game's history (every position, for review and for words on the moves) is fetched when
+  // the events held do not cover the game: after a snapshot of a game under way. One request at
+  // a time; a failed one is tried again with the next change.
+  let historyLoading = false;
+  function keepHistory() {
+    if (historyLoading || !state.historyMissing) return;
+    historyLoading = true;
+    gameHistory(roomId)
+      .then((body) => state.applyHistory(body))
+      .catch(() => {})
+      .finally(() => {
+        historyLoading = false;
+      });
+  }
+
   function draw() {
+    keepHistory();
     const inGame = !!state.game;
     const next = inGame ? "game" : "lobby";
     if (mode !== next) {
@@ -259,7 +276,9 @@ export function roomPage(roomId, { navigate }) {
     const key = mine !== null && state.game ? `${state.game.ply}:${mine}` : null;
     if (mine !== null && key !== lastTurnKey) {
       beepYourTurn();
-      announceNow(state.yourSeats.length > 1 ? `Your move, ${state.seats[mine].label}.` : "Your move.");
+      const since = recentMoves(state).map((m) => m.text);
+      const turn = state.yourSeats.length > 1 ? `Your move, ${state.seats[mine].label}.` : "Your move.";
+      announceNow(since.length ? `${turn} Since your move: ${since.join("; ")}.` : turn);
     }
     lastTurnKey = key;
   }

@@ -6,6 +6,7 @@
 
 import { roomTokens, saveRoomTokens, allSeatTokens } from "./storage.js";
 import { parseMove } from "./armies.js";
+import { GameHistory } from "./history.js";
 
 /** @typedef {import("./protocol.js").Snapshot} Snapshot */
 /** @typedef {import("./protocol.js").GameView} GameView */
@@ -20,6 +21,7 @@ import { parseMove } from "./armies.js";
 /** @typedef {import("./protocol.js").EventMessage} EventMessage */
 /** @typedef {import("./protocol.js").LegalMovesMessage} LegalMovesMessage */
 /** @typedef {import("./protocol.js").LegalMoves} LegalMoves */
+/** @typedef {import("./protocol.js").GameHistory} HistoryBody */
 
 /**
  * What changed, for the listeners: the kind (`snapshot`, `legal_moves`, an event's kind, or one
@@ -56,6 +58,8 @@ export class RoomState {
     this.chat = [];
     /** @type {SessionView | null} */
     this.session = null;
+    /** every position of the game, for review and for words on the moves */
+    this.history = new GameHistory();
     /** @type {boolean[]} plies the CPU played for a person (seen live) */
     this.plyAuto = [];
     this.clockAt = 0; // Date.now() when the game's clock arrived
@@ -235,9 +239,26 @@ export class RoomState {
   setGame(game) {
     this.game = game;
     if (!game) return;
+    if (!game.move_coordinates) game.move_coordinates = [];
+    this.history.follow(game);
     this.rules = game.rules;
     this.plyAuto = this.plyAuto.slice(0, game.moves.length);
     this.clockAt = Date.now();
+  }
+
+  /** Whether the game's history has a gap that only the server's copy can fill. */
+  get historyMissing() {
+    return !!this.game && !this.history.complete(this.game);
+  }
+
+  /**
+   * The server's history of the game arrived (`GET /api/rooms/<id>/game/history`).
+   * @param {HistoryBody} body
+   */
+  applyHistory(body) {
+    if (!this.game) return;
+    this.history.merge(body, this.game);
+    this.emit({ kind: "history" });
   }
 
   /** @param {LegalMovesMessage} msg */
@@ -377,10 +398,13 @@ export class RoomState {
     g.ply = ev.ply;
     g.moves = g.moves.slice(0, ev.ply - 1).concat([ev.text]);
     g.move_seats = g.move_seats.slice(0, ev.ply - 1).concat([ev.seat]);
+    g.move_coordinates = g.move_coordinates.slice(0, ev.ply - 1).concat([ev.move]);
+    this.history.record(ev);
     this.plyAuto = this.plyAuto.slice(0, ev.ply - 1);
     this.plyAuto[ev.ply - 1] = !!ev.automatic;
     g.to_move = ev.to_move;
     g.checks = ev.checks;
+    g.checking = ev.checking || [];
     g.points = ev.points;
     g.armies = ev.armies;
     g.clock = ev.clock || {};
