@@ -196,18 +196,27 @@ export class GameView {
         h("button", { class: "btn small ghost", type: "button", dataset: { action: "download" }, text: "Download game", on: { click: () => this.download() } })),
       this.movesList);
     this.side = h("div", { class: "side-col" }, this.status, this.players, this.moves);
-    this.el = h(
-      "div",
-      { class: "game-layout" },
-      h("div", { class: "board-col" },
-        h("div", { class: "board-bar" }, this.turnLine, h("div", { class: "board-tools" }, this.turnButton, this.soundButton)),
-        this.boardNote,
-        this.duoTop,
-        this.board.el,
-        this.duoBottom),
-      this.side,
-    );
+    this.boardCol = h("div", { class: "board-col" },
+      h("div", { class: "board-bar" }, this.turnLine, h("div", { class: "board-tools" }, this.turnButton, this.soundButton)),
+      this.boardNote,
+      this.duoTop,
+      this.board.el,
+      this.duoBottom);
+    this.el = h("div", { class: "game-layout" }, this.boardCol, this.side);
     this.updateSoundButton();
+  }
+
+  /**
+   * Where the room's name and link go during the game (atop the side column).
+   * @param {HTMLElement} barEl
+   */
+  attachBar(barEl) {
+    this.side.prepend(barEl);
+  }
+
+  /** Scrolls the turn line and the board into view (a phone scrolled down to Start, say). */
+  showBoard() {
+    this.boardCol.scrollIntoView({ block: "nearest" });
   }
 
   /**

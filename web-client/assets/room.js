@@ -187,7 +187,8 @@ export function roomPage(roomId, { navigate }) {
   const chat = new Chat({ send: ({ channel, text }) => act(channel === "spectators" ? { type: "chat", channel, text } : { ...seatMsg("chat", chatSeat()), channel, text }, { quiet: true }) });
   const roomName = h("div", { class: "room-name" });
   const content = h("div", { class: "room-content" }, h("p", { class: "loading", text: "Joining the room…" }));
-  const el = h("div", { class: "room" }, banner, h("div", { class: "room-bar" }, roomName, invite), content);
+  const roomBar = h("div", { class: "room-bar" }, roomName, invite);
+  const el = h("div", { class: "room" }, banner, roomBar, content);
   /** @type {"game" | "lobby" | null} */
   let mode = null;
 
@@ -249,11 +250,16 @@ export function roomPage(roomId, { navigate }) {
     const next = inGame ? "game" : "lobby";
     if (mode !== next) {
       mode = next;
+      // In a game the room's name and link go to the side column, so that the board may use
+      // the window's height; after Start, the board and the turn line are brought into view.
       if (inGame) {
         fill(content, game.el);
+        game.attachBar(roomBar);
         game.attachChat(chat.el);
+        requestAnimationFrame(() => game.showBoard());
       } else {
         fill(content, lobby.el);
+        el.insertBefore(roomBar, content);
         lobby.attachChat(chat.el);
       }
     }
