@@ -152,7 +152,7 @@ export class Board {
     const squaresLayer = s("g", { class: "squares" });
     this.ghostLayer = s("g", { class: "ghost-layer", "pointer-events": "none" });
     this.squares.clear();
-    /** @typedef {{x: number, y: number, f: number, r: number, g: SVGGElement, dark: boolean}} Edge */
+    /** @typedef {{x: number, y: number, f: number, r: number, dark: boolean}} Edge */
     /** @type {Map<number, Edge>} */
     const columnBottom = new Map();
     /** @type {Map<number, Edge>} */
@@ -184,21 +184,24 @@ export class Board {
         squaresLayer.append(g);
         this.squares.set(name, { g, piece, f, r, x, y, code: null, dark });
         const bottom = columnBottom.get(x);
-        if (!bottom || bottom.y < y) columnBottom.set(x, { x, y, f, r, g, dark });
+        if (!bottom || bottom.y < y) columnBottom.set(x, { x, y, f, r, dark });
         const left = rowLeft.get(y);
-        if (!left || left.x > x) rowLeft.set(y, { x, y, f, r, g, dark });
+        if (!left || left.x > x) rowLeft.set(y, { x, y, f, r, dark });
       }
     }
+    // The coordinates are a layer of their own, hidden from screen readers: each square's name
+    // already says them, and a square's name must contain whatever text it shows.
+    const coords = s("g", { class: "coords", "aria-hidden": "true" });
     const even = this.rotation % 2 === 0;
-    for (const { f, r, g, dark } of columnBottom.values()) {
+    for (const { x, y, f, r, dark } of columnBottom.values()) {
       const label = even ? geo.files[f] : String(r + 1);
-      g.append(s("text", { class: `coord ${dark ? "on-dark" : "on-light"}`, x: CELL - 8, y: CELL - 8, "text-anchor": "end", text: label }));
+      coords.append(s("text", { class: `coord ${dark ? "on-dark" : "on-light"}`, x: (x + 1) * CELL - 8, y: (y + 1) * CELL - 8, "text-anchor": "end", text: label }));
     }
-    for (const { f, r, g, dark } of rowLeft.values()) {
+    for (const { x, y, f, r, dark } of rowLeft.values()) {
       const label = even ? String(r + 1) : geo.files[f];
-      g.append(s("text", { class: `coord ${dark ? "on-dark" : "on-light"}`, x: 8, y: 26, text: label }));
+      coords.append(s("text", { class: `coord ${dark ? "on-dark" : "on-light"}`, x: x * CELL + 8, y: y * CELL + 26, text: label }));
     }
-    svg.append(squaresLayer, this.ghostLayer);
+    svg.append(squaresLayer, coords, this.ghostLayer);
     svg.addEventListener("pointerdown", (e) => this.pointerDown(e));
     svg.addEventListener("pointermove", (e) => this.pointerMove(e));
     svg.addEventListener("pointerup", (e) => this.pointerUp(e));
@@ -390,7 +393,7 @@ export class Board {
    * @param {string} name
    * @returns {boolean}
    */
-  activate(name) {
+  activate(name, spoken = false) {
     this.closeChooser();
     if (this.selected && this.selected !== name && this.targetsOf(this.selected).has(name)) {
       this.tryMove(this.selected, name);
@@ -401,11 +404,33 @@ export class Board {
       return true;
     }
     if (this.selected) {
-      if (!this.showTargets) this.onNotice(`${this.selected} to ${name} is not a legal move.`);
+      // The keyboard's user cannot see the targets: they are told why (so is everyone when
+      // targets are not shown).
+      if (spoken || !this.showTargets) this.onNotice(this.whyNot(this.selected, name));
       this.select(null);
       return true;
     }
     return false;
+  }
+
+  /**
+   * Why the selected piece on `from` cannot go to `to`, as far as the board can tell without
+   * rules: a piece of the player's own is there, their king is in check, and where it may go.
+   * @param {string} from
+   * @param {string} to
+   * @returns {string}
+   */
+  whyNot(from, to) {
+    const view = this.drawn;
+    const code = view ? view.game.pieces[from] : undefined;
+    const there = view ? view.game.pieces[to] : undefined;
+    const what = `${to} is not a legal move for the ${code && view ? pieceWords(code, view.duo) : "piece"} on ${from}.`;
+    const reasons = [];
+    if (code && there && there[0] === code[0]) reasons.push(`Your own ${PIECE_NAMES[there[1]] || "piece"} stands there.`);
+    if (view && view.legal && view.game.checks.includes(view.legal.seat)) reasons.push("Your king is in check.");
+    const targets = [...this.targetsOf(from)];
+    reasons.push(targets.length ? `It can go to ${targets.join(", ")}.` : "It cannot move now.");
+    return [what, ...reasons].join(" ");
   }
 
   /**
@@ -656,7 +681,7 @@ export class Board {
       const sq = squareOf(e);
       if (!sq || !sq.dataset.square) return;
       e.preventDefault();
-      this.activate(sq.dataset.square);
+      this.activate(sq.dataset.square, true);
       return;
     }
     if (e.key === "Escape") {

@@ -117,7 +117,7 @@ export class Lobby {
           type: "button",
           dataset: { key: `sit-${seat.seat}`, action: "sit" },
           text: "Sit here",
-          "aria-label": `Sit at ${seat.label}`,
+          "aria-label": `Sit here at ${seat.label}`,
           on: { click: () => this.sit(seat.seat) },
         }),
       );
