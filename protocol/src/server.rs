@@ -165,6 +165,9 @@ pub enum Event {
         seat: SeatIndex,
         /// Whether they are here.
         presence: Presence,
+        /// For `away`: when the grace period ends (ms since the epoch, server clock).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grace_ends_at: Option<u64>,
         /// The clocks now (Duo pauses them while a player is away).
         clock: Clock,
     },

@@ -52,6 +52,11 @@ pub struct SeatView {
     /// Whether the player is here, for a seat with a person in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub presence: Option<Presence>,
+    /// For a player away within the grace period: when it ends, in milliseconds since the Unix
+    /// epoch on the server's clock (then the CPU plays for them, or in Duo the win may be
+    /// claimed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_ends_at: Option<u64>,
 }
 
 /// The game's clocks, as the server keeps them. Clients count down from `turn_ends_at` (server time)

@@ -163,6 +163,7 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
                 seat: s,
                 presence: Presence::Away,
                 clock,
+                ..
             } if *s == seat(2) => Some(clock.clone()),
             _ => None,
         })
@@ -269,4 +270,62 @@ async fn a_room_with_nobody_connected_closes_after_the_idle_time(store: Store) {
             .status(),
         200
     );
+}
+
+on_every_store!(an_away_player_shows_when_their_grace_period_ends);
+async fn an_away_player_shows_when_their_grace_period_ends(store: Store) {
+    let server = TestServer::on(store, |c| c.grace_seconds = 30.0).await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let blue = table.players.remove(1);
+    let now_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    };
+    let dropped = now_ms();
+    blue.close().await;
+    let ends = table.players[0]
+        .event_where(|_, e| match e {
+            Event::Presence {
+                seat: s,
+                presence: Presence::Away,
+                grace_ends_at,
+                clock: _,
+            } if *s == seat(1) => Some(*grace_ends_at),
+            _ => None,
+        })
+        .await
+        .expect("an away player's grace period has an end");
+    // Thirty seconds after the drop, as the server's clock has it (this machine's, here).
+    assert!(
+        (dropped + 29_000..=now_ms() + 30_000).contains(&ends),
+        "{ends} is not 30 s after {dropped}"
+    );
+    // A newcomer's snapshot and the room's public state say the same; the others say nothing.
+    let (_, snapshot) = server.connect(&table.room.id).await;
+    let info: fourkings_protocol::RoomInfo = server
+        .get(&format!("/api/rooms/{}", table.room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
+    for seats in [&snapshot.seats, &info.seats] {
+        let graces: Vec<_> = seats.iter().map(|s| s.grace_ends_at).collect();
+        assert_eq!(graces, [None, Some(ends), None, None]);
+    }
+    // Back: no grace period any more.
+    let _blue = reconnect(&server, &table.room.id, &table.tokens[1]).await;
+    let back = table.players[0]
+        .event_where(|_, e| match e {
+            Event::Presence {
+                seat: s,
+                presence: Presence::Online,
+                grace_ends_at,
+                clock: _,
+            } if *s == seat(1) => Some(*grace_ends_at),
+            _ => None,
+        })
+        .await;
+    assert_eq!(back, None);
 }

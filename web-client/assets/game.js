@@ -7,7 +7,7 @@ import { Board } from "./board.js";
 import { seatArmy, pieceArmy, parseMove, OUT_COLOR } from "./armies.js";
 import { pieceGroup } from "./pieces.js";
 import { armyBadge, presenceBadge } from "./ui.js";
-import { turnRemaining, banksNow, formatMs } from "./clock.js";
+import { turnRemaining, banksNow, formatMs, serverNow } from "./clock.js";
 import { soundEnabled, setSoundEnabled } from "./sound.js";
 import { lastMoves, sinceMove, moveWords } from "./history.js";
 import { Review } from "./review.js";
@@ -395,6 +395,7 @@ export class GameView {
       h("div", { class: "plate-info" },
         h("span", { class: "plabel", text: seatView.label }),
         seatView.occupant === "human" && seatView.presence && seatView.presence !== "online" ? presenceBadge(seatView) : null,
+        seatView.presence === "away" && seatView.grace_ends_at ? h("span", { class: "grace", dataset: { grace: String(seatView.grace_ends_at) }, title: "Time left before the CPU takes over" }) : null,
         game.armies[seat] === "king_walking" ? h("span", { class: "presence gone", text: "king walks" }) : null,
         out ? h("span", { class: "presence gone", text: "out" }) : null),
       h("div", { class: "plate-bottom" },
@@ -504,6 +505,10 @@ export class GameView {
       const show = which === "turn" || Number(which) === game.to_move;
       el.textContent = show && state.roomSettings.turn_limit ? text : "";
       el.classList.toggle("low", show && remaining !== null && remaining < 10000);
+    }
+    // An away player's grace period, on their plate.
+    for (const el of this.el.querySelectorAll("span[data-grace]")) {
+      if (el instanceof HTMLElement) el.textContent = formatMs(Math.max(0, Number(el.dataset.grace) - serverNow()));
     }
     const banks = banksNow(clock.banks_ms ? clock : game.clock, game.result ? null : game.to_move);
     for (const el of this.el.querySelectorAll("div[data-bank]")) {

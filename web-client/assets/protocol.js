@@ -55,6 +55,7 @@
  * @property {string} [name] a person's name, as given (render it as text)
  * @property {CpuLevel} [cpu_level] a CPU seat's level
  * @property {Presence} [presence] whether a person is here
+ * @property {number} [grace_ends_at] while away: when the grace period ends (server clock, ms)
  */
 
 /**
@@ -195,7 +196,7 @@
  *   | {kind: "started", game: GameView}
  *   | MovedEvent
  *   | {kind: "game_changed", what: string, seat: Seat, game: GameView}
- *   | {kind: "presence", seat: Seat, presence: Presence, clock: Clock}
+ *   | {kind: "presence", seat: Seat, presence: Presence, grace_ends_at?: number, clock: Clock}
  *   | ({kind: "chat"} & ChatLine)
  *   | {kind: "rematch", seats: SeatView[], game: GameView, seat_moves?: [Seat, Seat, Seat, Seat]}
  *   | ({kind: "session"} & SessionView)} RoomEvent

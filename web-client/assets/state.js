@@ -316,7 +316,7 @@ export class RoomState {
         if (ev.what === "taken_back") this.legal = null;
         break;
       case "presence":
-        if (this.seats[ev.seat]) this.seats[ev.seat] = { ...this.seats[ev.seat], presence: ev.presence };
+        if (this.seats[ev.seat]) this.seats[ev.seat] = { ...this.seats[ev.seat], presence: ev.presence, grace_ends_at: ev.grace_ends_at };
         if (this.game && ev.clock) {
           this.game.clock = ev.clock;
           this.clockAt = Date.now();

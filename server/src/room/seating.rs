@@ -35,6 +35,8 @@ pub(crate) enum SeatSlot {
 struct Absence {
     /// When the grace period ends.
     deadline: Instant,
+    /// The same on the wall clock (ms since the epoch), as clients are told it.
+    wall_deadline: u64,
     /// Whether it has ended.
     grace_over: bool,
 }
@@ -168,10 +170,12 @@ impl Seating {
         self.absence[seat.index()] = None;
     }
 
-    /// The player in `seat` is away; their grace period ends at `deadline`.
-    pub(crate) fn mark_away(&mut self, seat: SeatIndex, deadline: Instant) {
+    /// The player in `seat` is away; their grace period ends at `deadline`, `wall_deadline` on
+    /// the wall clock.
+    pub(crate) fn mark_away(&mut self, seat: SeatIndex, deadline: Instant, wall_deadline: u64) {
         self.absence[seat.index()] = Some(Absence {
             deadline,
+            wall_deadline,
             grace_over: false,
         });
     }
@@ -180,6 +184,7 @@ impl Seating {
     pub(crate) fn mark_gone(&mut self, seat: SeatIndex, now: Instant) {
         self.absence[seat.index()] = Some(Absence {
             deadline: now,
+            wall_deadline: 0,
             grace_over: true,
         });
     }
@@ -192,6 +197,13 @@ impl Seating {
     /// Whether any player is away.
     pub(crate) fn anyone_away(&self) -> bool {
         self.absence.iter().any(Option::is_some)
+    }
+
+    /// When the grace period of the player in `seat` ends (ms since the epoch), while it runs.
+    pub(crate) fn grace_ends_at(&self, seat: SeatIndex) -> Option<u64> {
+        self.absence[seat.index()]
+            .filter(|a| !a.grace_over)
+            .map(|a| a.wall_deadline)
     }
 
     /// Whether a player's grace period is over and they are still away.
@@ -270,6 +282,7 @@ impl Seating {
                     name,
                     cpu_level,
                     presence,
+                    grace_ends_at: self.grace_ends_at(seat),
                 }
             })
             .collect()

@@ -31,11 +31,31 @@ pub(crate) fn online_seats(seats: &[SeatView]) -> Vec<SeatIndex> {
         .collect()
 }
 
-/// The seats as they must be after the restart: whoever was online is away.
+/// The seats without when their grace periods end.
+fn without_graces(seats: &[SeatView]) -> Vec<SeatView> {
+    seats
+        .iter()
+        .map(|s| SeatView {
+            grace_ends_at: None,
+            ..s.clone()
+        })
+        .collect()
+}
+
+/// Whether every seat away has a grace period running, and only those.
+fn graces_run(seats: &[SeatView]) -> bool {
+    seats
+        .iter()
+        .all(|s| (s.presence == Some(Presence::Away)) == s.grace_ends_at.is_some())
+}
+
+/// The seats as they must be after the restart: whoever was online is away (when each grace
+/// period ends is left out: see [`graces_run`]).
 fn after_restart(seats: &[SeatView]) -> Vec<SeatView> {
     seats
         .iter()
         .map(|s| SeatView {
+            grace_ends_at: None,
             presence: s.presence.map(|p| {
                 if p == Presence::Online {
                     Presence::Away
@@ -189,7 +209,7 @@ pub(crate) fn check_restored(
         s1.host_seat
     );
     ensure!(
-        s2.seats == after_restart(&s1.seats),
+        without_graces(&s2.seats) == after_restart(&s1.seats) && graces_run(&s2.seats),
         "{label}: seats {:?} were {:?}",
         s2.seats,
         s1.seats
@@ -247,7 +267,8 @@ pub(crate) fn check_restored(
             s2.v
         );
         ensure!(
-            info2.seats == after_restart(&before.info.seats)
+            without_graces(&info2.seats) == after_restart(&before.info.seats)
+                && graces_run(&info2.seats)
                 && info2.settings == before.info.settings
                 && info2.host_seat == before.info.host_seat
                 && info2.status == before.info.status,

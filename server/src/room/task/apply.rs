@@ -77,8 +77,8 @@ impl Room {
                 match absence {
                     StoredAbsence::Present => self.seating.mark_present(*seat),
                     StoredAbsence::Away { deadline } => {
-                        let deadline = self.time.instant_of(*deadline);
-                        self.seating.mark_away(*seat, deadline);
+                        let instant = self.time.instant_of(*deadline);
+                        self.seating.mark_away(*seat, instant, *deadline);
                     }
                     StoredAbsence::GraceOver => self.seating.mark_gone(*seat, now),
                 }

@@ -87,6 +87,7 @@ impl Room {
             self.emit(Event::Presence {
                 seat,
                 presence,
+                grace_ends_at: self.seating.grace_ends_at(seat),
                 clock,
             });
         }
