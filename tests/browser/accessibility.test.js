@@ -4,10 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { withServerAndBrowser, person, createRoom, sit, waitForMyTurn, clickMove, waitForPly } from "./helpers.js";
-
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+import { withServerAndBrowser, person, createRoom, sit, waitForMyTurn, clickMove, waitForPly, axeViolations as violations } from "./helpers.js";
 
 let server;
 let browser;
@@ -34,15 +31,6 @@ function assertNoneFound() {
   assert.deepEqual(all, []);
 }
 
-/** The WCAG 2.1 A and AA violations on the page, in words (rule, impact, the elements). */
-async function violations(page) {
-  await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const result = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 4).map((n) => `${n.target.join(" ")} ${n.failureSummary.split("\n").slice(1, 2).join("")}`).join(" | ")}`);
-  });
-  return found;
-}
 
 test("the home page and the lobby", async () => {
   ({ page: player } = await auditor());

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -16,6 +17,7 @@ export const SHOTS = join(here, "screenshots");
 export const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 // run.sh builds it once for every file (each test file runs in its own process).
 const BINARY = process.env.FOURKINGS_BINARY || join(ROOT, "target", "debug", "fourkings");
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 /**
  * Starts a server and a browser before a file's tests, hands them to `use`, and stops both after
@@ -233,18 +235,40 @@ export async function sit(page, seat, name) {
   await page.waitForSelector(`.seat-card.mine[data-seat="${seat}"]`);
 }
 
-/** Creates a room through the home page; returns the room's URL. */
-export async function createRoom(page, baseUrl, { preset = "teams", teamClock = null, turnLimit = null } = {}) {
+/**
+ * Creates a room through the home page; returns the room's URL. With `name` the host plays and
+ * is seated at Red when the room opens; without it the host chooses to watch (and may `sit`).
+ */
+export async function createRoom(page, baseUrl, { preset = "teams", teamClock = null, turnLimit = null, name = null } = {}) {
   await page.goto(baseUrl + "/");
   await page.click(`.preset[data-preset="${preset}"]`);
   if (teamClock !== null) await page.click(`.duo-only .segment:has(input[value="${teamClock}"])`);
   if (turnLimit !== null) await page.click(`.segmented .segment:has(input[value="${turnLimit}"]) >> nth=0`);
+  if (name === null) await page.click('.host-role .segment:has(input[value="watch"])');
+  else await page.fill("#host-name", name);
   await page.click('button:has-text("Create room")');
   await page.waitForURL(/\/r\/[0-9a-z]{13}$/);
   await page.waitForSelector(".seat-card");
+  if (name !== null) await page.waitForSelector('.seat-card.mine[data-seat="0"]');
   return page.url();
 }
 
 export function text(page, selector) {
   return page.locator(selector).innerText();
+}
+
+/**
+ * What axe-core's WCAG 2.1 A and AA rules find on the page, in words (rule, impact, the first
+ * elements). The page's context must bypass the content security policy (`person(browser,
+ * {bypassCSP: true})`), which allows no script but the server's own.
+ */
+export async function axeViolations(page, rules = null) {
+  // Colours are judged as they settle, not halfway through a fade.
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity));
+  await page.addScriptTag({ path: AXE });
+  return page.evaluate(async (rules) => {
+    const only = rules ? { type: "rule", values: rules } : { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] };
+    const result = await window.axe.run(document, { runOnly: only });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 4).map((n) => `${n.target.join(" ")} ${n.failureSummary.split("\n").slice(1, 2).join("")}`).join(" | ")}`);
+  }, rules);
 }

@@ -24,10 +24,11 @@ test("silent partners: team chat is offered in the lobby and closed once the gam
   await page.goto(server.url + "/");
   await page.click('.preset[data-preset="teams"]');
   await page.check('.twist input[name^="silent_partners-"]');
+  await page.fill("#host-name", "Sam");
   await page.click('button:has-text("Create room")');
   await page.waitForURL(/\/r\/[0-9a-z]{13}$/);
-  await page.waitForSelector(".seat-card");
-  await sit(page, 0, "Sam");
+  // The host plays: seated at Red as the room opens.
+  await page.waitForSelector('.seat-card.mine[data-seat="0"]');
   await page.waitForFunction(() => [...document.querySelectorAll(".chat-channel option")].some((o) => o.value === "team"));
   assert.deepEqual(await channels(page), ["room", "team"]);
   await page.click('[data-action="start"]');

@@ -8,7 +8,7 @@ import { seatArmy, pieceArmy, parseMove, OUT_COLOR } from "./armies.js";
 import { pieceGroup } from "./pieces.js";
 import { armyBadge, presenceBadge } from "./ui.js";
 import { turnRemaining, banksNow, formatMs, serverNow } from "./clock.js";
-import { soundEnabled, setSoundEnabled } from "./sound.js";
+import { soundVolume, setSoundVolume, playSound } from "./sound.js";
 import { lastMoves, sinceMove, moveWords } from "./history.js";
 import { Review } from "./review.js";
 import { announce } from "./announce.js";
@@ -47,6 +47,9 @@ export function recentMoves(state, upto) {
     return { seat, text };
   });
 }
+
+/** A turn with less than this left is low on time (the timer turns red, and a sound says so). */
+const LOW_TIME_MS = 10000;
 
 /** @type {Record<string, number>} */
 const START_COUNTS = { Q: 1, R: 2, B: 2, N: 2, P: 8 };
@@ -156,6 +159,8 @@ export class GameView {
     }
     this.overlay = h("div", { class: "board-result", hidden: true });
     this.board.el.append(this.overlay);
+    /** @type {string | null} the turn whose low time was heard */
+    this.lowHeard = null;
     /** @type {string | null} the result whose overlay was dismissed */
     this.dismissed = null;
     this.duoTop = h("div", { class: "duo-row top" });
@@ -175,6 +180,24 @@ export class GameView {
       }, { capture: true });
     }
     this.soundButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "sound" }, on: { click: () => this.toggleSound() } });
+    /** the volume to go back to when the sound is turned on again */
+    this.lastVolume = soundVolume() || 0.6;
+    /** @type {HTMLInputElement} */
+    this.volumeInput = h("input", {
+      class: "volume",
+      type: "range",
+      min: "0",
+      max: "100",
+      step: "5",
+      "aria-label": "Volume",
+      dataset: { action: "volume" },
+      on: {
+        input: () => {
+          setSoundVolume(Number(this.volumeInput.value) / 100);
+          this.updateSoundButton();
+        },
+      },
+    });
     this.turnButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "turn-board" }, on: { click: () => this.turnBoard() } }, icon("turn"), h("span", { text: "Turn board" }));
     this.status = h("section", { class: "card status-card", "aria-label": "Game status" });
     this.players = h("section", { class: "card players-card", "aria-labelledby": "players-title" });
@@ -197,7 +220,7 @@ export class GameView {
       this.movesList);
     this.side = h("div", { class: "side-col" }, this.status, this.players, this.moves);
     this.boardCol = h("div", { class: "board-col" },
-      h("div", { class: "board-bar" }, this.turnLine, h("div", { class: "board-tools" }, this.turnButton, this.soundButton)),
+      h("div", { class: "board-bar" }, this.turnLine, h("div", { class: "board-tools" }, this.turnButton, this.soundButton, this.volumeInput)),
       this.boardNote,
       this.duoTop,
       this.board.el,
@@ -227,15 +250,20 @@ export class GameView {
     this.side.append(chatEl);
   }
 
+  /** Sound off, or back on at the volume it had. */
   toggleSound() {
-    setSoundEnabled(!soundEnabled());
+    const now = soundVolume();
+    if (now > 0) this.lastVolume = now;
+    setSoundVolume(now > 0 ? 0 : this.lastVolume);
     this.updateSoundButton();
   }
 
   updateSoundButton() {
-    const on = soundEnabled();
-    fill(this.soundButton, icon(on ? "sound" : "muted"), h("span", { text: on ? "Sound on" : "Sound off" }));
-    this.soundButton.setAttribute("aria-pressed", on ? "true" : "false");
+    const level = soundVolume();
+    fill(this.soundButton, icon(level > 0 ? "sound" : "muted"), h("span", { text: "Sound" }));
+    this.soundButton.setAttribute("aria-pressed", level > 0 ? "true" : "false");
+    this.volumeInput.value = String(Math.round(level * 100));
+    this.volumeInput.setAttribute("aria-valuetext", level > 0 ? `${Math.round(level * 100)}%` : "muted");
   }
 
   /**
@@ -499,12 +527,18 @@ export class GameView {
     const clock = game.result ? {} : game.clock || {};
     const remaining = turnRemaining(clock);
     const text = remaining === null ? "" : formatMs(remaining);
+    // Low time on a turn of the player's own: heard once a turn.
+    const lowKey = remaining !== null && remaining < LOW_TIME_MS && state.mySeatToMove !== null ? `${game.id}:${game.ply}` : null;
+    if (lowKey && lowKey !== this.lowHeard) {
+      this.lowHeard = lowKey;
+      playSound("low");
+    }
     for (const el of this.el.querySelectorAll("span[data-timer]")) {
       if (!(el instanceof HTMLElement)) continue;
       const which = el.dataset.timer;
       const show = which === "turn" || Number(which) === game.to_move;
       el.textContent = show && state.roomSettings.turn_limit ? text : "";
-      el.classList.toggle("low", show && remaining !== null && remaining < 10000);
+      el.classList.toggle("low", show && remaining !== null && remaining < LOW_TIME_MS);
     }
     // An away player's grace period, on their plate.
     for (const el of this.el.querySelectorAll("span[data-grace]")) {

@@ -2,8 +2,8 @@
 
 import { h } from "./dom.js";
 import { createRoom } from "./api.js";
-import { SettingsForm, createPatch } from "./settings-form.js";
-import { updateRoomTokens } from "./storage.js";
+import { SettingsForm, createPatch, radioGroup } from "./settings-form.js";
+import { updateRoomTokens, lastName, saveName, sitOnArrival } from "./storage.js";
 import { errorText } from "./ui.js";
 import { heroBoard } from "./hero.js";
 
@@ -33,6 +33,17 @@ export function homePage({ navigate }) {
   const form = new SettingsForm(settings, (_patch, next) => {
     settings = next;
   });
+  // The host plays (sits at Red as soon as the room opens) unless they choose to watch.
+  let watching = false;
+  const hostName = h("input", { id: "host-name", type: "text", maxlength: "32", value: lastName(), placeholder: "Your name", autocomplete: "nickname" });
+  hostName.addEventListener("input", () => hostName.setCustomValidity(""));
+  const role = radioGroup("host-role", "You", [{ value: "play", label: "Play" }, { value: "watch", label: "Watch" }], (value) => {
+    watching = value === "watch";
+    nameField.hidden = watching;
+  });
+  role.set("play");
+  const nameField = h("label", { class: "name-field" }, h("span", { text: "Your name" }), hostName);
+  const you = h("div", { class: "host-role" }, role.el, nameField);
   const error = h("p", { class: "form-error", role: "alert" });
   const create = h("button", { class: "btn primary big", type: "submit", text: "Create room" });
   const createForm = h(
@@ -44,6 +55,12 @@ export function homePage({ navigate }) {
         submit: async (e) => {
           e.preventDefault();
           error.textContent = "";
+          const name = hostName.value.trim();
+          if (!watching && !name) {
+            hostName.setCustomValidity("Enter your name, or choose to watch.");
+            hostName.reportValidity();
+            return;
+          }
           create.disabled = true;
           create.textContent = "Creating…";
           try {
@@ -51,6 +68,10 @@ export function homePage({ navigate }) {
             updateRoomTokens(room.id, (t) => {
               t.host = room.host_token;
             });
+            if (!watching) {
+              saveName(name);
+              sitOnArrival(room.id, name);
+            }
             navigate(room.link);
           } catch (err) {
             error.textContent = errorText(err instanceof Error ? err : {});
@@ -63,6 +84,7 @@ export function homePage({ navigate }) {
     h("h2", { id: "create-title", class: "card-title", text: "Open a room" }),
     h("p", { class: "muted", text: "Choose the game, share the link, and the CPU fills any seat nobody takes." }),
     form.el,
+    you,
     h("div", { class: "create-actions" }, create, error),
   );
 

@@ -5,6 +5,7 @@ import { homePage } from "./home.js";
 import { roomPage } from "./room.js";
 import { announcer } from "./announce.js";
 import { crownIcon } from "./brand.js";
+import { themeSwitch } from "./theme.js";
 
 const app = byId("app");
 /** @type {import("./room.js").RoomPage | null} */
@@ -42,6 +43,7 @@ const header = h(
   { class: "site-header" },
   h("a", { class: "brand", href: "/", on: { click: (e) => { e.preventDefault(); navigate("/"); } } }, crownIcon(), h("span", { text: "Four Kings" })),
   h("span", { class: "tagline", text: "four-player chess" }),
+  themeSwitch(),
 );
 const skip = h("a", { class: "skip-link", href: "#main", text: "Skip to content" });
 fill(app, skip, header, main, h("footer", { class: "site-footer" }, h("span", { text: "Four Kings · open-source four-player chess" })), ...announcer());

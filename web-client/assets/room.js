@@ -10,10 +10,11 @@ import { GameView, seatTitle, recentMoves } from "./game.js";
 import { Chat } from "./chat.js";
 import { noteClock } from "./clock.js";
 import { announce, announceNow } from "./announce.js";
-import { beepYourTurn, clickMove } from "./sound.js";
+import { playSound, played } from "./sound.js";
 import { confirmDialog, toast, errorText } from "./ui.js";
 import { presetInfo, pieceWords } from "./armies.js";
 import { gameHistory } from "./api.js";
+import { takeSeatOnArrival } from "./storage.js";
 
 /** @typedef {import("./protocol.js").Request} Request */
 /** @typedef {import("./protocol.js").Ack} Ack */
@@ -46,7 +47,7 @@ import { gameHistory } from "./api.js";
 
 /**
  * A room's page: its element, what to do when leaving it, and handles for the browser tests.
- * @typedef {{el: HTMLElement, destroy: () => void, debug: {state: RoomState, conn: Connection}}} RoomPage
+ * @typedef {{el: HTMLElement, destroy: () => void, debug: {state: RoomState, conn: Connection, sounds: string[]}}} RoomPage
  */
 
 /**
@@ -132,7 +133,11 @@ export function roomPage(roomId, { navigate }) {
         // Refused: show the settings as they are.
         if (lobby.form && state.settings) lobby.form.update(state.settings);
       }),
-    start: () => act(hostMsg("start")).catch(ignore),
+    async start() {
+      const people = state.seats.filter((s) => s.occupant === "human").length;
+      if (!people && !(await confirmDialog({ title: "Start with nobody seated?", text: "The CPU plays all four seats, and you watch.", confirm: "Start" }))) return;
+      await act(hostMsg("start")).catch(ignore);
+    },
     rematch: () => act(hostMsg("rematch")).catch(ignore),
     move: (text) => {
       const seat = state.legal && state.legal.seat;
@@ -153,7 +158,10 @@ export function roomPage(roomId, { navigate }) {
       if (ok) act(seatMsg("resign", seat)).catch(ignore);
     },
     async offerDraw(seat) {
-      if (await confirmDialog({ title: "Offer a draw?", text: "The game is drawn when everyone still playing agrees.", confirm: "Offer draw" })) {
+      const text = state.ffa
+        ? "If everyone still playing agrees, the game ends and the points decide the standings."
+        : "The game is drawn when everyone still playing agrees.";
+      if (await confirmDialog({ title: "Offer a draw?", text, confirm: "Offer draw" })) {
         act(seatMsg("offer_draw", seat)).catch(ignore);
       }
     },
@@ -216,8 +224,9 @@ export function roomPage(roomId, { navigate }) {
   /** @param {Change} [change] */
   function render(change) {
     if (state.v === null) return;
-    updateTitle();
+    // What happened is told (and heard) before whose turn it is now.
     if (change) narrate(change);
+    updateTitle();
     if (renderPending) return;
     renderPending = true;
     const run = () => {
@@ -281,7 +290,7 @@ export function roomPage(roomId, { navigate }) {
     document.title = mine !== null ? `● Your move · ${BASE_TITLE}` : state.game && state.game.result ? `Game over · ${BASE_TITLE}` : BASE_TITLE;
     const key = mine !== null && state.game ? `${state.game.ply}:${mine}` : null;
     if (mine !== null && key !== lastTurnKey) {
-      beepYourTurn();
+      playSound("turn");
       const since = recentMoves(state).map((m) => m.text);
       const turn = state.yourSeats.length > 1 ? `Your move, ${state.seats[mine].label}.` : "Your move.";
       announceNow(since.length ? `${turn} Since your move: ${since.join("; ")}.` : turn);
@@ -306,7 +315,10 @@ export function roomPage(roomId, { navigate }) {
         if (ev.result) parts.push(`Game over: ${ev.result.text}`);
         else if (ev.to_move !== null && !state.yourSeats.includes(ev.to_move)) parts.push(`${who(ev.to_move)} to move.`);
         announce(parts.join(" "));
-        if (!state.yourSeats.includes(ev.seat)) clickMove();
+        if (ev.result) playSound("end");
+        else if (ev.checks.length) playSound("check");
+        else if (change.captured && change.captured.length) playSound("capture");
+        else playSound("move");
         break;
       }
       case "started":
@@ -329,7 +341,10 @@ export function roomPage(roomId, { navigate }) {
           timed_out: `${who(ev.seat)} ran out of time.`,
         };
         announce(words[ev.what] || "");
-        if (ev.game.result) announceNow(`Game over: ${ev.game.result.text}`);
+        if (ev.game.result) {
+          announceNow(`Game over: ${ev.game.result.text}`);
+          playSound("end");
+        }
         break;
       }
       case "presence": {
@@ -350,6 +365,14 @@ export function roomPage(roomId, { navigate }) {
       default:
         break;
     }
+  }
+
+  /** The host asked to play when creating the room: the first free seat is theirs. */
+  function sitIfAsked() {
+    const name = takeSeatOnArrival(roomId);
+    if (!name || state.status !== "lobby" || state.yourSeats.length) return;
+    const free = state.seats.find((s) => s.occupant === "empty");
+    if (free) actions.takeSeat(free.seat, name);
   }
 
   // ----- connection -----
@@ -418,6 +441,7 @@ export function roomPage(roomId, { navigate }) {
     onSnapshot: (msg) => {
       if (msg.game) noteClock(msg.game.clock);
       state.applySnapshot(msg);
+      sitIfAsked();
     },
     onEvent: (msg) => {
       const ev = msg.event;
@@ -446,6 +470,6 @@ export function roomPage(roomId, { navigate }) {
       document.title = BASE_TITLE;
     },
     // For the browser tests and for debugging from the console.
-    debug: { state, conn },
+    debug: { state, conn, sounds: played },
   };
 }

@@ -27,7 +27,7 @@ let formCount = 0;
  * @param {(value: T) => void} onPick
  * @param {string} [extraClass]
  */
-function radioGroup(name, legend, options, onPick, extraClass = "") {
+export function radioGroup(name, legend, options, onPick, extraClass = "") {
   /** @type {Map<string, HTMLInputElement>} */
   const inputs = new Map();
   const fieldset = h("fieldset", { class: `segmented ${extraClass}` }, h("legend", { text: legend }));

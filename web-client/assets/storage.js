@@ -102,3 +102,34 @@ export function preference(name, fallback) {
 export function savePreference(name, value) {
   write("fourkings.pref." + name, value);
 }
+
+/**
+ * The name to sit down with when the room just created opens (the host plays unless they chose
+ * to watch); kept for this tab only, and taken once.
+ * @param {string} roomId
+ * @param {string} name
+ */
+export function sitOnArrival(roomId, name) {
+  try {
+    sessionStorage.setItem(`fourkings.sit.${roomId}`, name);
+  } catch {
+    // Without session storage the host takes a seat by hand.
+  }
+}
+
+/**
+ * The name to sit down with in this room, if the host asked to play when creating it; asked
+ * once.
+ * @param {string} roomId
+ * @returns {string | null}
+ */
+export function takeSeatOnArrival(roomId) {
+  try {
+    const key = `fourkings.sit.${roomId}`;
+    const name = sessionStorage.getItem(key);
+    sessionStorage.removeItem(key);
+    return name;
+  } catch {
+    return null;
+  }
+}
