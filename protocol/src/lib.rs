@@ -27,7 +27,7 @@ pub use server::{Event, GameChange, ServerMessage};
 pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
 pub use views::{
     ArmyState, ChatChannel, ChatLine, ClaimRule, Clock, GameFormat, GameResult, GameStatus,
-    GameView, LegalMoves, MovedEvent, Occupant, Presence, ResignationRule, RulesView, SeatView,
+    GameView, LegalMoves, Limits, MovedEvent, Occupant, Presence, ResignationRule, RulesView, SeatView,
     SessionPoints, SessionView, Snapshot,
 };
 

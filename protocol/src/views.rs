@@ -334,6 +334,20 @@ pub struct Snapshot {
     /// `game.rules`).
     #[serde(default)]
     pub rules: RulesView,
+    /// The limits this server sets on what players write, so that clients say the same.
+    pub limits: Limits,
+}
+
+/// The server's limits on what players write (its settings), for clients to check against and
+/// to name in their messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// The longest display name, in characters (`bad_name` beyond it).
+    pub name_chars: u32,
+    /// The longest chat message, in characters (`bad_chat` beyond it).
+    pub chat_chars: u32,
+    /// Chat messages a connection may send a minute (`chat_limited` beyond it).
+    pub chat_per_minute: u32,
 }
 
 /// The legal moves of the seat to move, sent only to that seat's connections.

@@ -256,6 +256,16 @@ impl Config {
         Duration::from_secs_f64(self.drain_seconds.clamp(0.0, 3_600.0))
     }
 
+    /// The limits on what players write, as snapshots tell clients.
+    pub fn limits(&self) -> fourkings_protocol::Limits {
+        let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        fourkings_protocol::Limits {
+            name_chars: clamp(self.max_name_chars),
+            chat_chars: clamp(self.max_chat_chars),
+            chat_per_minute: self.chat_per_minute,
+        }
+    }
+
     /// How long a dropped player keeps their seat.
     pub fn grace(&self) -> Duration {
         Duration::from_secs_f64(self.grace_seconds.max(0.0))

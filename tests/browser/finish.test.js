@@ -5,7 +5,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { withServerAndBrowser, person, screenshot, createRoom, waitForMyTurn, clickMove, waitForPly, axeViolations } from "./helpers.js";
+import { withServerAndBrowser, person, screenshot, createRoom, waitForMyTurn, clickMove, waitForPly, axeViolations, startServer, sit } from "./helpers.js";
 
 let server;
 let browser;
@@ -137,4 +137,24 @@ test("the dark theme follows the system, can be switched, is remembered, and is 
   await page.waitForSelector(".plate-inner .timer.low");
   assert.deepEqual(await axeViolations(page), [], "a game, light, low on time");
   await context.close();
+});
+
+test("the limits on names and chat are the server's, named as it sets them", async () => {
+  const strict = await startServer(["--max-name-chars", "6", "--max-chat-chars", "40", "--chat-per-minute", "2"]);
+  const { page, context } = await person(browser);
+  try {
+    await createRoom(page, strict.url, {});
+    assert.equal(await page.$eval("#your-name", (input) => input.maxLength), 6);
+    assert.equal(await page.$eval(".chat-input", (input) => input.maxLength), 40);
+    await sit(page, 0, "Ada");
+    // The third message in a minute is refused, in the server's numbers.
+    for (const text of ["one", "two", "three"]) {
+      await page.fill(".chat-input", text);
+      await page.press(".chat-input", "Enter");
+    }
+    await page.waitForFunction(() => /at most 2 messages a minute/.test(document.querySelector(".chat-error").textContent));
+  } finally {
+    await context.close();
+    await strict.stop();
+  }
 });

@@ -48,19 +48,17 @@ export async function startServer(extraArgs = []) {
   }
   // Each server keeps its rooms in its own SQLite file, as a real deployment does.
   const dataDir = mkdtempSync(join(tmpdir(), "fourkings-browser-"));
-  const args = (addr) => [
-    "serve",
-    "--addr", addr,
-    "--database", join(dataDir, "rooms.db"),
-    "--grace-seconds", "1.5",
-    "--rate-per-second", "1000",
-    "--rate-burst", "2000",
-    "--chat-per-minute", "1000",
+  // The tests' defaults, each flag given in `extraArgs` left to it (a flag may be given once).
+  const defaults = [
+    ["--grace-seconds", "1.5"],
+    ["--rate-per-second", "1000"],
+    ["--rate-burst", "2000"],
+    ["--chat-per-minute", "1000"],
     // Every browser of a test comes from 127.0.0.1: no limits per client address.
-    "--room-creations-per-minute", "0",
-    "--max-connections-per-address", "0",
-    ...extraArgs,
-  ];
+    ["--room-creations-per-minute", "0"],
+    ["--max-connections-per-address", "0"],
+  ].filter(([flag]) => !extraArgs.includes(flag));
+  const args = (addr) => ["serve", "--addr", addr, "--database", join(dataDir, "rooms.db"), ...defaults.flat(), ...extraArgs];
   let child;
   const launch = (addr) => {
     child = spawn(BINARY, args(addr), { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } });

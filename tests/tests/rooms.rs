@@ -114,3 +114,36 @@ async fn the_room_limit_is_enforced() {
     let error: ErrorBody = response.json().await.unwrap();
     assert_eq!(error.code, ErrorCode::TooManyRooms);
 }
+
+/// The snapshot names the limits the server's settings set on names and chat, so that clients
+/// check and name the same numbers.
+#[tokio::test]
+async fn the_snapshot_names_the_servers_limits() {
+    let server = TestServer::with(|c| {
+        c.max_name_chars = 12;
+        c.max_chat_chars = 80;
+        c.chat_per_minute = 7;
+    })
+    .await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let (mut client, snapshot) = server.connect(&room.id).await;
+    assert_eq!(
+        snapshot.limits,
+        fourkings_protocol::Limits {
+            name_chars: 12,
+            chat_chars: 80,
+            chat_per_minute: 7
+        }
+    );
+    // The limit named is the limit kept.
+    client
+        .fails(fourkings_protocol::ErrorCode::BadName, |req| {
+            fourkings_protocol::ClientMessage::TakeSeat {
+                req,
+                seat: fourkings_tests::seat(0),
+                name: "a".repeat(13),
+            }
+        })
+        .await;
+    client.take_seat(fourkings_tests::seat(0), &"a".repeat(12)).await;
+}

@@ -15,9 +15,11 @@ export class Chat {
   /** @param {{send: (message: {channel: ChatChannel, text: string}) => Promise<unknown>}} options */
   constructor({ send }) {
     this.send = send;
+    /** @type {import("./protocol.js").Limits | null} the server's limits, from the snapshot */
+    this.limits = null;
     this.list = h("ol", { class: "chat-list", "aria-label": "Chat messages", "aria-live": "off" });
     this.channel = h("select", { class: "chat-channel", "aria-label": "Channel" });
-    this.input = h("input", { class: "chat-input", type: "text", maxlength: "500", placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" });
+    this.input = h("input", { class: "chat-input", type: "text", placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" });
     this.error = h("p", { class: "chat-error", role: "alert" });
     const form = h(
       "form",
@@ -41,7 +43,7 @@ export class Chat {
       await this.send({ channel: /** @type {ChatChannel} */ (this.channel.value), text });
       this.input.value = "";
     } catch (error) {
-      this.error.textContent = errorText(error instanceof Error ? error : {});
+      this.error.textContent = errorText(error instanceof Error ? error : {}, this.limits);
     }
   }
 
@@ -61,6 +63,8 @@ export class Chat {
 
   /** @param {RoomState} state */
   update(state) {
+    this.limits = state.limits;
+    if (state.limits) this.input.maxLength = state.limits.chat_chars;
     const channels = this.channels(state);
     const key = channels.join(",");
     if (key !== this.channelsKey) {

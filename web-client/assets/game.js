@@ -138,7 +138,7 @@ function countWords(types) {
 }
 
 export class GameView {
-  /** @param {import("./room.js").Actions} actions */
+  /** @param {import("./requests.js").Actions} actions */
   constructor(actions) {
     this.actions = actions;
     this.board = new Board({ onMove: (text) => actions.move(text), onNotice: (text) => actions.notice(text) });

@@ -35,7 +35,7 @@ export function homePage({ navigate }) {
   });
   // The host plays (sits at Red as soon as the room opens) unless they choose to watch.
   let watching = false;
-  const hostName = h("input", { id: "host-name", type: "text", maxlength: "32", value: lastName(), placeholder: "Your name", autocomplete: "nickname" });
+  const hostName = h("input", { id: "host-name", type: "text", value: lastName(), placeholder: "Your name", autocomplete: "nickname" });
   hostName.addEventListener("input", () => hostName.setCustomValidity(""));
   const role = radioGroup("host-role", "You", [{ value: "play", label: "Play" }, { value: "watch", label: "Watch" }], (value) => {
     watching = value === "watch";

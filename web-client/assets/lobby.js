@@ -11,10 +11,10 @@ import { lastName, saveName } from "./storage.js";
 /** @typedef {import("./protocol.js").SeatView} SeatView */
 
 export class Lobby {
-  /** @param {import("./room.js").Actions} actions */
+  /** @param {import("./requests.js").Actions} actions */
   constructor(actions) {
     this.actions = actions;
-    this.nameInput = h("input", { id: "your-name", type: "text", maxlength: "32", value: lastName(), placeholder: "Your name", autocomplete: "nickname" });
+    this.nameInput = h("input", { id: "your-name", type: "text", value: lastName(), placeholder: "Your name", autocomplete: "nickname" });
     this.nameInput.addEventListener("input", () => saveName(this.nameInput.value.trim()));
     this.header = h("div", { class: "lobby-head" });
     this.seats = h("div", { class: "seat-grid" });
@@ -44,6 +44,7 @@ export class Lobby {
 
   /** @param {RoomState} state */
   update(state) {
+    if (state.limits) this.nameInput.maxLength = state.limits.name_chars;
     // Redraw only when something shown here changed (not for a chat line, say): a button
     // replaced under the pointer would lose the click.
     const key = JSON.stringify([state.seats, state.hostSeat, state.yourSeats, state.youAreHost, state.settings]);

@@ -163,6 +163,15 @@
  * @property {ChatLine[]} [chat]
  * @property {SessionView} [session]
  * @property {RulesView} rules
+ * @property {Limits} limits
+ */
+
+/**
+ * The server's limits on what players write.
+ * @typedef {object} Limits
+ * @property {number} name_chars the longest display name
+ * @property {number} chat_chars the longest chat message
+ * @property {number} chat_per_minute chat messages a connection may send a minute
  */
 
 /**

@@ -58,6 +58,8 @@ export class RoomState {
     this.chat = [];
     /** @type {SessionView | null} */
     this.session = null;
+    /** @type {import("./protocol.js").Limits | null} the server's limits on names and chat */
+    this.limits = null;
     /** every position of the game, for review and for words on the moves */
     this.history = new GameHistory();
     /** @type {boolean[]} plies the CPU played for a person (seen live) */
@@ -232,6 +234,7 @@ export class RoomState {
     this.legal = msg.legal_moves ? { ...msg.legal_moves, v: msg.v } : null;
     this.chat = msg.chat || [];
     this.session = msg.session || null;
+    this.limits = msg.limits || null;
     this.emit({ kind: "snapshot" });
   }
 

@@ -73,24 +73,27 @@ export function armyBadge(seat, duo, { out = false, size = 16 } = {}) {
 }
 
 /**
- * Words for a failed request or HTTP call, by its error code.
+ * Words for a failed request or HTTP call, by its error code; the limits a room's server set
+ * (its snapshot's `limits`) are named where known.
  * @param {{code?: string | null, message?: string}} error
+ * @param {import("./protocol.js").Limits | null} [limits]
  * @returns {string}
  */
-export function errorText(error) {
+export function errorText(error, limits = null) {
   /** @type {Record<string, string>} */
   const known = {
     offline: "Not connected right now: reconnecting…",
     disconnected: "The connection dropped before the server answered.",
     seat_taken: "Someone took that seat first.",
     already_started: "The game has already started.",
-    bad_name: "Names have 1 to 32 characters.",
+    bad_name: limits ? `Names have 1 to ${limits.name_chars} characters.` : "That name is empty or too long.",
     not_your_turn: "It is not your turn.",
     stale_ply: "The position changed before your move arrived.",
     time_up: "Your time ran out: the CPU played this move.",
     illegal_move: "That move is not legal.",
     taken_back: "That move was just taken back: choose another.",
-    chat_limited: "Slow down: at most 20 messages a minute.",
+    chat_limited: limits ? `Slow down: at most ${limits.chat_per_minute} messages a minute.` : "Slow down: too many messages.",
+    bad_chat: limits ? `Messages have 1 to ${limits.chat_chars} characters.` : "That message cannot be sent.",
     not_allowed: "The rules of this room do not allow that.",
     no_lifelines: "Your team has no lifeline left.",
     nothing_to_take_back: "There is no move of your team to take back.",

@@ -103,6 +103,7 @@ impl Room {
             chat: self.chat.lines_for(seats),
             session: self.session.as_ref().map(|s| s.view(&self.seating)),
             rules: crate::rules_view::room_rules(&self.settings, self.driver.is_started()),
+            limits: self.context.config.limits(),
         }
     }
 
