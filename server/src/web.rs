@@ -83,7 +83,8 @@ mod tests {
             "README.md",
             "eslint.config.js",
             "tsconfig.json",
-            "screenshot.png",
+            "pictures/teams.png",
+            "test/state.test.js",
         ] {
             assert!(Assets::get(tool).is_none(), "{tool} is embedded");
         }

@@ -135,7 +135,13 @@ export async function person(browser, options = {}) {
   return { context, page };
 }
 
+/** Waits until no animation runs on the page but endless ones (a piece sliding, a fade). */
+export async function settled(page) {
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity));
+}
+
 export async function screenshot(page, name, options = {}) {
+  await settled(page);
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), ...options });
 }
@@ -262,7 +268,7 @@ export function text(page, selector) {
  */
 export async function axeViolations(page, rules = null) {
   // Colours are judged as they settle, not halfway through a fade.
-  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity));
+  await settled(page);
   await page.addScriptTag({ path: AXE });
   return page.evaluate(async (rules) => {
     const only = rules ? { type: "rule", values: rules } : { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] };

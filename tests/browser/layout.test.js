@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { withServerAndBrowser, person, screenshot, createRoom, sit, waitForMyTurn } from "./helpers.js";
+import { withServerAndBrowser, person, screenshot, createRoom, sit, waitForMyTurn, playSomething, waitForPly } from "./helpers.js";
 
 let server;
 let browser;
@@ -55,7 +55,11 @@ async function started(preset, viewport) {
 for (const preset of ["teams", "ffa", "duo"]) {
   test(`${preset}: the board, the turn line and every plate and clock fit each desktop window`, async () => {
     const { page, context } = await started(preset, { width: 1280, height: 720 });
+    // A round played: the moves since Red's are in words above the board.
+    await playSomething(page);
+    await waitForPly(page, 4);
     await waitForMyTurn(page);
+    assert.ok((await page.locator('[data-role="since"] .since-move').count()) > 0);
     for (const [width, height] of DESKTOPS) {
       await page.setViewportSize({ width, height });
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));

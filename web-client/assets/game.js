@@ -393,11 +393,15 @@ export class GameView {
     const moves = recentMoves(state);
     if (!moves.length) {
       this.sinceLine.replaceChildren();
+      this.sinceLine.title = "";
       return;
     }
-    const title = state.yourSeats.some((seat) => game.move_seats.includes(seat)) ? "Since your move:" : "Last moves:";
+    // "Since your move" only when the player's own move is just before these.
+    const before = game.move_seats[game.ply - moves.length - 1];
+    const title = before !== undefined && state.yourSeats.includes(before) ? "Since your move:" : "Last moves:";
     this.sinceLine.replaceChildren(h("span", { class: "since-title", text: title }),
       ...moves.map(({ seat, text }) => h("span", { class: "since-move" }, armyBadge(seat, state.duo, { size: 12 }), h("span", { text }))));
+    this.sinceLine.title = `${title} ${moves.map((m) => m.text).join("; ")}`;
   }
 
   // ----- the players around the board -----

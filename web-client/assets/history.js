@@ -141,8 +141,8 @@ export function lastMoves(seats, coordinates, n) {
 
 /**
  * The moves since a player's own last move, by the others: the plies after the last one that
- * `mine` played, up to `n` (all of the first `n` if they have not moved yet, then at most the
- * last three).
+ * `mine` played, up to `n`, and at most the last three (one round of the others; all a
+ * spectator, a player yet to move or one out of the game sees).
  * @param {number[]} seats the seat of each move
  * @param {number[]} mine the player's seats
  * @param {number} n
@@ -150,7 +150,7 @@ export function lastMoves(seats, coordinates, n) {
  */
 export function sinceMove(seats, mine, n) {
   let from = Math.max(0, n - 3);
-  for (let i = n - 1; i >= 0; i--) {
+  for (let i = n - 1; i >= from; i--) {
     if (mine.includes(seats[i])) {
       from = i + 1;
       break;

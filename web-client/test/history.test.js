@@ -92,6 +92,8 @@ test("each army's last move, and the moves since a player's own", () => {
   // Before a player's first move, and for a spectator: the last three.
   assert.deepEqual(sinceMove(seats, [3], 3), [0, 1, 2]);
   assert.deepEqual(sinceMove(seats, [], 6), [3, 4, 5]);
+  // A player whose last move is long ago (out of the game, say): the last three, no more.
+  assert.deepEqual(sinceMove([0, 1, 2, 3, 1, 2, 3, 1, 2, 3], [0], 10), [7, 8, 9]);
 });
 
 test("moves in words: captures, quiet moves, checks, castling and promotion", () => {
