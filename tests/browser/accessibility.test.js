@@ -83,3 +83,22 @@ test("a finished game's result", async () => {
   found["the result"] = await violations(player);
   assertNoneFound();
 });
+
+test("Duo's plates and banks low on time, in the light and the dark theme", async () => {
+  const { page, context } = await auditor();
+  await createRoom(page, server.url, { preset: "duo", name: "Eve", teamClock: 5 });
+  await page.click('[data-action="start"]');
+  await waitForMyTurn(page);
+  // White's bank and W1's turn both low, as the server would send them.
+  const lowOnTime = () => page.evaluate(() => {
+    window.fourkings.state.game.clock = { turn_ends_at: Date.now() + 8000, turn_remaining_ms: 8000, banks_ms: [8000, 250000] };
+  });
+  for (const theme of ["light", "dark"]) {
+    if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== theme) await page.click('[data-action="theme"]');
+    await lowOnTime();
+    await page.waitForSelector(".bank.low.running");
+    found[`Duo, low on time, ${theme}`] = await violations(page);
+  }
+  await context.close();
+  assertNoneFound();
+});

@@ -110,6 +110,8 @@ test("the dark theme follows the system, can be switched, is remembered, and is 
   assert.equal(await page.getAttribute('[data-action="theme"]', "aria-pressed"), "true");
   const background = () => page.evaluate(() => getComputedStyle(document.body.parentElement).getPropertyValue("--bg").trim());
   assert.equal(await background(), "#171513");
+  await page.waitForSelector(".presets");
+  assert.deepEqual(await axeViolations(page), [], "the home page, dark");
   await createRoom(page, server.url, { name: "Dee", turnLimit: 30 });
   assert.deepEqual(await axeViolations(page), [], "the lobby, dark");
   await page.click('[data-action="start"]');
