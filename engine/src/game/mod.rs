@@ -779,8 +779,10 @@ impl Game {
         // Found when the move was settled, unless an elimination or a mate changed the position
         // since.
         ply.kings_in_check = self.checked_armies();
-        ply.checkers = self.checkers();
         self.checked = Some((self.position.hash(), ply.kings_in_check));
+        // The kings in check were just cached: their attackers are found without looking for
+        // the kings again.
+        ply.checkers = self.checkers();
         ply.text = text.finish(&ply);
         self.events.push(Event::Ply(ply));
         match self.events.last() {
