@@ -27,8 +27,8 @@ pub use server::{Event, GameChange, ServerMessage};
 pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
 pub use views::{
     ArmyState, ChatChannel, ChatLine, ClaimRule, Clock, GameFormat, GameResult, GameStatus,
-    GameView, LegalMoves, Limits, MovedEvent, Occupant, Presence, ResignationRule, RulesView, SeatView,
-    SessionPoints, SessionView, Snapshot,
+    GameView, LegalMoves, Limits, MovedEvent, Occupant, Presence, ResignationRule, RulesView,
+    SeatView, SessionPoints, SessionView, Snapshot,
 };
 
 /// The protocol version a client and the server must agree on.

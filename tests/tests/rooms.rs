@@ -145,5 +145,7 @@ async fn the_snapshot_names_the_servers_limits() {
             }
         })
         .await;
-    client.take_seat(fourkings_tests::seat(0), &"a".repeat(12)).await;
+    client
+        .take_seat(fourkings_tests::seat(0), &"a".repeat(12))
+        .await;
 }
