@@ -54,28 +54,50 @@ impl Square {
 
     /// The square's name, e.g. `h2`, `a11`.
     pub fn name(self) -> String {
-        let mut name = String::with_capacity(3);
-        self.push_name(&mut name);
-        name
+        self.as_str().to_owned()
     }
 
-    /// Appends the square's name to `text`. Written by hand rather than through `Display`:
-    /// the server writes square names for every move it sends, and the formatting machinery
-    /// cost more than the rest of writing them.
+    /// The square's name, from a table: the server writes square names for every move it
+    /// sends, and the formatting machinery cost more than the rest of writing them.
     #[inline]
-    pub fn push_name(self, text: &mut String) {
-        text.push(char::from(b'a' + self.file()));
-        let rank = self.rank() + 1;
-        if rank >= 10 {
-            text.push('1');
-        }
-        text.push(char::from(b'0' + rank % 10));
+    pub fn as_str(self) -> &'static str {
+        let (name, len) = &SQUARE_NAMES[usize::from(self.0)];
+        // The table holds ASCII only.
+        std::str::from_utf8(&name[..usize::from(*len)]).unwrap_or_default()
+    }
+
+    /// The name padded to three bytes, and its length: for writers that copy a fixed three
+    /// bytes and move on by the length.
+    #[inline]
+    pub(crate) fn padded_name(self) -> ([u8; 3], u8) {
+        SQUARE_NAMES[usize::from(self.0)]
     }
 }
 
+/// The name of the square on every cell of the 16×16 grid (cell `(rank + 1) * 16 + file`),
+/// padded to three bytes, and its length. Cells that are not squares are never looked up.
+static SQUARE_NAMES: [([u8; 3], u8); 256] = {
+    let mut names = [([0u8; 3], 0u8); 256];
+    let mut cell = 0;
+    while cell < 256 {
+        let file = (cell & 15) as u8;
+        let rank = (cell >> 4) as u8;
+        if file < 14 && rank >= 1 && rank <= 14 {
+            // Ranks are written from 1 to 14.
+            names[cell] = if rank >= 10 {
+                ([b'a' + file, b'1', b'0' + rank % 10], 3)
+            } else {
+                ([b'a' + file, b'0' + rank, 0], 2)
+            };
+        }
+        cell += 1;
+    }
+    names
+};
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file()) as char, self.rank() + 1)
+        f.write_str(self.as_str())
     }
 }
 

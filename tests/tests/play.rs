@@ -450,3 +450,83 @@ async fn a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on(sto
         "Blue is out: Yellow moves after Red"
     );
 }
+
+/// Every kind of move text gets the code protocol/README.md names ("Moves"): a text that is not
+/// square, square, optional promotion letter of the board (upper case, a removed corner, a
+/// square off the board, another letter) is `bad_move`; a well-formed move that cannot be
+/// played now (a promotion letter the rules forbid included) is `illegal_move`.
+#[tokio::test]
+async fn each_move_text_gets_the_code_the_protocol_names() {
+    let server = TestServer::start().await;
+    // Free-for-all: queen-only promotion on the eighth rank. Red walks its h-pawn there while
+    // the others move a knight back and forth.
+    let mut table = Table::seat_four(&server, &SettingsPatch::preset("ffa"), true).await;
+    let shuffles = [("a5c6", "c6a5"), ("e14f12", "f12e14"), ("n5l4", "l4n5")];
+    let pawn = ["h2h4", "h4h5", "h5h6", "h6h7"];
+    let mut ply = 0;
+    let refused = |answer: ServerMessage| match answer {
+        ServerMessage::Error { code, .. } => Some(code),
+        ServerMessage::Ack { .. } => None,
+        other => panic!("{other:?}"),
+    };
+    for (round, red) in pawn.iter().enumerate() {
+        if round == 0 {
+            // Red's first move: the table of texts, each answered, none played.
+            for (text, code) in [
+                ("H2H4", ErrorCode::BadMove),
+                ("h2H4", ErrorCode::BadMove),
+                ("h2h4 ", ErrorCode::BadMove),
+                ("h2-h4", ErrorCode::BadMove),
+                ("a1a2", ErrorCode::BadMove),
+                ("o2o4", ErrorCode::BadMove),
+                ("h2h15", ErrorCode::BadMove),
+                ("h2h4k", ErrorCode::BadMove),
+                ("h2h5", ErrorCode::IllegalMove),
+                ("h2h4q", ErrorCode::IllegalMove),
+                ("d4d5", ErrorCode::IllegalMove),
+            ] {
+                let answer = table.play(seat(0), 0, text).await;
+                assert_eq!(refused(answer), Some(code), "{text:?}");
+            }
+        }
+        for (i, mv) in [
+            *red,
+            [shuffles[0].0, shuffles[0].1][round % 2],
+            [shuffles[1].0, shuffles[1].1][round % 2],
+            [shuffles[2].0, shuffles[2].1][round % 2],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let answer = table.play(seat(i as u8), ply, mv).await;
+            assert_eq!(refused(answer), None, "ply {ply}: {mv}");
+            ply += 1;
+        }
+    }
+    // The pawn on h7 may become a queen only: another piece's letter is well formed, and illegal.
+    for (text, code) in [
+        ("h7h8n", ErrorCode::IllegalMove),
+        ("h7h8r", ErrorCode::IllegalMove),
+        ("h7h8", ErrorCode::IllegalMove),
+        ("h7h8K", ErrorCode::BadMove),
+    ] {
+        let answer = table.play(seat(0), ply, text).await;
+        assert_eq!(refused(answer), Some(code), "{text:?}");
+    }
+    assert_eq!(refused(table.play(seat(0), ply, "h7h8q").await), None);
+
+    // Duo's board is eight squares a side: the cross board's squares are not on it.
+    let mut duo = Table::seat_four(&server, &SettingsPatch::preset("duo"), true).await;
+    for (text, code) in [
+        ("i2i4", ErrorCode::BadMove),
+        ("e2e9", ErrorCode::BadMove),
+        ("E2E4", ErrorCode::BadMove),
+    ] {
+        assert_eq!(
+            refused(duo.play(seat(0), 0, text).await),
+            Some(code),
+            "{text:?}"
+        );
+    }
+    assert_eq!(refused(duo.play(seat(0), 0, "e2e4").await), None);
+}

@@ -119,7 +119,7 @@ pub(crate) fn write_move_body(pos_before: &Position, mv: Move) -> String {
             if let Some(letter) = pos_before.piece_at(mv.from()).and_then(letter) {
                 text.push(letter);
             }
-            mv.from().push_name(&mut text);
+            text.push_str(mv.from().as_str());
             match captured_piece(pos_before, mv) {
                 Some(victim) => {
                     text.push('x');
@@ -127,7 +127,7 @@ pub(crate) fn write_move_body(pos_before: &Position, mv: Move) -> String {
                 }
                 None => text.push('-'),
             }
-            mv.to().push_name(&mut text);
+            text.push_str(mv.to().as_str());
             if let Some(role) = mv.promotion() {
                 text.push('=');
                 text.push(if ffa && role == Role::Queen {

@@ -93,16 +93,6 @@ fn write_core(pos: &Position, mv: Move, text: &mut String) {
     }
 }
 
-/// Writes `mv` in UCI coordinates: from-square, to-square and a lower-case promotion letter
-/// (`e2e4`, `e7e8q`); a castle is the king's move (`e1g1`).
-pub fn write_uci(mv: Move) -> String {
-    let mut text = format!("{}{}", mv.from(), mv.to());
-    if let Some(role) = mv.promotion() {
-        text.push(role.upper_char().to_ascii_lowercase());
-    }
-    text
-}
-
 /// Reads a move in SAN and finds it among `pos`'s legal moves.
 ///
 /// The reading is lenient: check and mate marks, `!`, `?` and `e.p.` are ignored; castling may
@@ -331,7 +321,7 @@ mod tests {
         for text in ["g1f3", "Ng1f3", "Ng1-f3", "Ngf3", "N1f3", "Nf3+"] {
             assert_eq!(parse_san(&pos, text), Ok(nf3), "{text}");
         }
-        assert_eq!(write_uci(e4), "e2e4");
+        assert_eq!(crate::notation::write_coordinate(e4), "e2e4");
     }
 
     #[test]
@@ -404,7 +394,7 @@ mod tests {
         }
         let knight = parse_san(&pos, "b8=N").unwrap();
         assert_eq!(write_san(&pos, knight), "b8=N");
-        assert_eq!(write_uci(knight), "b7b8n");
+        assert_eq!(crate::notation::write_coordinate(knight), "b7b8n");
         assert_eq!(
             parse_san(&pos, "b8"),
             Err(ParseMoveError::MissingPromotion("b8".into()))
@@ -436,7 +426,7 @@ mod tests {
         ] {
             assert_eq!(parse_san(&pos, text), Ok(mv), "{text}");
         }
-        assert_eq!(write_uci(short), "e1g1");
+        assert_eq!(crate::notation::write_coordinate(short), "e1g1");
     }
 
     #[test]
@@ -538,7 +528,11 @@ mod tests {
                 for &mv in &moves {
                     let text = write_san(&pos, mv);
                     assert_eq!(parse_san(&pos, &text), Ok(mv), "{text} in {pos:?}");
-                    assert_eq!(parse_san(&pos, &write_uci(mv)), Ok(mv), "{text} in {pos:?}");
+                    assert_eq!(
+                        parse_san(&pos, &crate::notation::write_coordinate(mv)),
+                        Ok(mv),
+                        "{text} in {pos:?}"
+                    );
                     promotions += mv.promotion().is_some() as usize;
                 }
                 pos.play_unchecked(moves[next(moves.len())]);

@@ -57,7 +57,7 @@ pub(crate) fn run(args: &PerftArgs) -> anyhow::Result<()> {
         let mut total = 0;
         for (mv, count) in divide(&mut pos, args.depth) {
             let text = match rules.format {
-                Format::Duo => notation::write_uci(mv),
+                Format::Duo => notation::write_coordinate(mv),
                 _ => notation::write_move(&pos, mv, notation::MoveSuffix::default()),
             };
             println!("{text}: {count}");

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
-use fourkings_engine::{Game, Move, Square};
+use fourkings_engine::notation;
+use fourkings_engine::{Game, Move};
 use fourkings_protocol::{Clock, GameStatus, GameView, LegalMoves, SeatIndex};
 use tokio::time::Instant;
 
@@ -375,72 +376,23 @@ impl GameDriver {
     }
 }
 
-/// The legal move `text` names in coordinate form (`h2h4`, `h10h11q`).
+/// The legal move `text` names in coordinate form (`h2h4`, `h10h11q`): `bad_move` for a text
+/// that is not a move in coordinate form on this board, `illegal_move` for one that cannot be
+/// played now.
 fn parse_coordinate(game: &Game, text: &str) -> Result<Move, Refusal> {
-    let lower = views::lowercase(text);
-    if !is_coordinate(&lower) {
-        return Err(Refusal::BadMove {
+    let named = notation::parse_coordinate(text, game.rules().board()).map_err(|error| {
+        Refusal::BadMove {
             text: text.to_owned(),
-        });
-    }
-    views::find_move(game, text)
+            error,
+        }
+    })?;
+    named
+        .find_in(game.legal_move_slice())
         // The move just taken back is left out of the legal moves: name it anyway, so that the
         // game refuses it as `taken_back` rather than as illegal.
-        .or_else(|| {
-            game.forbidden_move()
-                .filter(|&mv| views::coordinate(mv) == lower)
-        })
+        .or_else(|| game.forbidden_move().filter(|&mv| named.names(mv)))
         // Lazily: the message is written only for a move that is refused.
         .ok_or_else(|| Refusal::IllegalMove {
             text: text.to_owned(),
         })
-}
-
-/// Whether `text` has the shape of a move in coordinate form: two square names (a file `a`–`n`
-/// and a rank `1`–`14`) and an optional promotion letter. Whether the squares are on the board
-/// and the move is legal is the game's to say (`illegal_move`); anything else is `bad_move`.
-fn is_coordinate(text: &str) -> bool {
-    /// What follows a leading square name.
-    fn after_square(text: &str) -> Option<&str> {
-        let digits = text
-            .get(1..)?
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .count();
-        let (name, rest) = text.split_at_checked(1 + digits)?;
-        name.parse::<Square>().ok().map(|_| rest)
-    }
-    after_square(text)
-        .and_then(after_square)
-        .is_some_and(|rest| matches!(rest, "" | "q" | "r" | "b" | "n"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_coordinate;
-
-    #[test]
-    fn coordinate_shapes() {
-        for text in ["h2h4", "h10h11q", "a11c11", "n14n13", "a1a2", "e7e8n"] {
-            assert!(is_coordinate(text), "{text}");
-        }
-        for text in [
-            "",
-            "h2",
-            "h2-h4",
-            "h2h4 ",
-            "xyzzy",
-            "z9z9",
-            "h0h1",
-            "h15h16",
-            "h2h4h6",
-            "h2h4qq",
-            "h2h4k",
-            "nh2h4",
-            "h2h4\u{1f642}",
-            "\u{e9}2h4",
-        ] {
-            assert!(!is_coordinate(text), "{text}");
-        }
-    }
 }

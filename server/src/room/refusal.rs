@@ -60,11 +60,13 @@ pub(crate) enum Refusal {
     /// A move after the turn limit ran out (the CPU plays the turn).
     #[error("the turn limit ran out: the CPU is playing this move")]
     TimeUp,
-    /// A move text that is not a move in coordinate form.
-    #[error("{text:?} is not a move like h2h4 or h10h11q")]
+    /// A move text that is not a move in coordinate form on the game's board.
+    #[error("{error}")]
     BadMove {
         /// The text sent.
         text: String,
+        /// Why it is not one.
+        error: fourkings_engine::notation::CoordinateError,
     },
     /// A move in coordinate form that is not legal in the position.
     #[error("{text} is not a legal move here")]

@@ -4,7 +4,10 @@ use std::collections::BTreeMap;
 
 use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
-use fourkings_engine::notation::{Fen, termination_text, write_fen4};
+use fourkings_engine::notation::{
+    Fen, MAX_COORDINATE_LEN, coordinate_bytes, parse_coordinate, termination_text,
+    write_coordinate, write_fen4,
+};
 use fourkings_engine::{
     Army, ArmySet, ArmyStatus, Format, Game, Move, Outcome, Piece, Position, Seat, Square,
     SquareSet,
@@ -44,75 +47,10 @@ fn piece_code(format: Format, piece: Piece) -> String {
     code
 }
 
-/// A move in coordinate form: `h2h4`, `h10h11q`.
-pub(crate) fn coordinate(mv: Move) -> String {
-    let mut text = String::with_capacity(7);
-    write_coordinate(&mut text, mv);
-    text
-}
-
-/// Appends `mv` in coordinate form to `text`. Written by hand rather than with `format!`: every
-/// move sends the next seat all its legal moves, and the formatting machinery was a tenth of
-/// the game server's CPU time under fan-out load.
-fn write_coordinate(text: &mut String, mv: Move) {
-    mv.from().push_name(text);
-    mv.to().push_name(text);
-    if let Some(role) = mv.promotion() {
-        text.push(role.upper_char().to_ascii_lowercase());
-    }
-}
-
-/// The move of `moves` that `text` names in coordinate form (lower case, no spaces).
-fn find_in(moves: &[Move], text: &str) -> Option<Move> {
-    let (from, to, promotion) = split_coordinate(text)?;
-    moves.iter().copied().find(|mv| {
-        mv.from() == from
-            && mv.to() == to
-            && mv
-                .promotion()
-                .map(|role| role.upper_char().to_ascii_lowercase())
-                == promotion
-    })
-}
-
-/// The squares and the promotion letter of a move in coordinate form (`h10h11q`), read once
-/// rather than writing out every legal move to compare it with the text.
-fn split_coordinate(text: &str) -> Option<(Square, Square, Option<char>)> {
-    // The second square starts at the second letter; its rank ends at the first non-digit.
-    let second = text.bytes().skip(1).position(|b| b.is_ascii_alphabetic())? + 1;
-    let (from, rest) = text.split_at(second);
-    let rank_end = rest
-        .bytes()
-        .skip(1)
-        .position(|b| !b.is_ascii_digit())
-        .map_or(rest.len(), |p| p + 1);
-    let (to, promotion) = rest.split_at(rank_end);
-    let mut promotion = promotion.chars();
-    let letter = promotion.next();
-    if promotion.next().is_some() {
-        return None;
-    }
-    Some((from.parse().ok()?, to.parse().ok()?, letter))
-}
-
-/// The legal move of the seat to move that `text` names in coordinate form.
-pub(crate) fn find_move(game: &Game, text: &str) -> Option<Move> {
-    find_in(game.legal_move_slice(), &lowercase(text.trim()))
-}
-
-/// `text` in lower case, copied only if it has capitals: moves come in lower case, and a copy
-/// for each is an allocation for nothing.
-pub(crate) fn lowercase(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.bytes().any(|b| b.is_ascii_uppercase()) {
-        std::borrow::Cow::Owned(text.to_ascii_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
-}
-
 /// The walking king's move that `text` names in coordinate form.
 pub(crate) fn find_walking_move(game: &Game, text: &str) -> Option<Move> {
-    find_in(&game.position().legal_moves(), text)
+    let named = parse_coordinate(text, game.rules().board()).ok()?;
+    named.find_in(&game.position().legal_moves())
 }
 
 fn seats_of_armies(game: &Game, armies: impl Iterator<Item = Army>) -> Vec<SeatIndex> {
@@ -187,7 +125,7 @@ pub(crate) fn history_upto(game: &Game, id: String, events: usize) -> GameHistor
         plies.push(PlyRecord {
             seat: protocol_seat(ply.seat),
             text: ply.text.clone(),
-            mv: coordinate(ply.mv),
+            mv: write_coordinate(ply.mv),
             changed: contents(format, after, &ply.changed),
             checks: seats(ply.kings_in_check),
             checking: square_names(ply.checkers),
@@ -291,7 +229,7 @@ pub(crate) fn game_view(
         ply: game.ply_count(),
         moves: game.plies().map(|p| p.text.clone()).collect(),
         move_seats: game.plies().map(|p| protocol_seat(p.seat)).collect(),
-        move_coordinates: game.plies().map(|p| coordinate(p.mv)).collect(),
+        move_coordinates: game.plies().map(|p| write_coordinate(p.mv)).collect(),
         last_move: last.map(|p| [p.mv.from().to_string(), p.mv.to().to_string()]),
         checks: checks(game),
         checking: square_names(game.checkers()),
@@ -332,7 +270,7 @@ pub(crate) fn moved_event(
         seat: protocol_seat(ply.seat),
         ply: game.ply_count(),
         text: ply.text.clone(),
-        mv: coordinate(ply.mv),
+        mv: write_coordinate(ply.mv),
         changed,
         to_move: game.to_move().map(protocol_seat),
         checks: checks(game),
@@ -380,7 +318,7 @@ pub(crate) fn moved_frame(
     let mut changed: arrayvec::ArrayVec<(&[u8], Square), 4> = ply
         .changed
         .iter()
-        .map(|&sq| (square_name(sq), sq))
+        .map(|&sq| (sq.as_str().as_bytes(), sq))
         .collect();
     changed.sort_unstable();
     for (i, &(name, sq)) in changed.iter().enumerate() {
@@ -428,7 +366,7 @@ pub(crate) fn moved_frame(
                 text.push(b',');
             }
             text.push(b'"');
-            text.extend_from_slice(square_name(sq));
+            text.extend_from_slice(sq.as_str().as_bytes());
             text.push(b'"');
         }
         text.push(b']');
@@ -523,12 +461,6 @@ fn push_clock(text: &mut Vec<u8>, clock: &Clock) {
     text.push(b'}');
 }
 
-/// A square's name, from the table.
-fn square_name(square: Square) -> &'static [u8] {
-    let (name, len) = &SQUARE_NAMES[usize::from(square.cell())];
-    &name[..usize::from(*len)]
-}
-
 /// The seat that [`legal_moves`] would list moves for, without generating them.
 pub(crate) fn seat_with_legal_moves(game: &Game) -> Option<SeatIndex> {
     let seat = game.to_move()?;
@@ -547,7 +479,7 @@ pub(crate) fn legal_moves(game: &Game) -> Option<LegalMoves> {
         moves: game
             .legal_move_slice()
             .iter()
-            .map(|&mv| coordinate(mv))
+            .map(|&mv| write_coordinate(mv))
             .collect(),
     })
 }
@@ -588,9 +520,9 @@ pub(crate) fn legal_moves_frame(v: u64, seat: SeatIndex, ply: u32, moves: &[Move
     Utf8Bytes::from(String::from_utf8(text).expect("a legal_moves frame is ASCII"))
 }
 
-/// The most bytes [`write_quoted_coordinate`] writes: a comma, two quotes, two square names of
-/// up to three bytes and a promotion letter.
-const MAX_QUOTED_COORDINATE: usize = 10;
+/// The most bytes [`write_quoted_coordinate`] writes: a comma, two quotes and the longest
+/// coordinate.
+const MAX_QUOTED_COORDINATE: usize = 3 + MAX_COORDINATE_LEN;
 
 /// The most bytes a `legal_moves` frame has before its first move: the fixed text (56 bytes)
 /// and the version, seat and ply at their longest.
@@ -605,57 +537,36 @@ fn push_quoted_coordinate(text: &mut Vec<u8>, mv: Move, comma: bool) {
 }
 
 /// Writes `mv` in coordinate form and in quotes (after a comma if `comma`) at the start of
-/// `out`, which has room for [`MAX_QUOTED_COORDINATE`] bytes, and says how many it wrote. Square
-/// names come from a table, and three bytes are always copied while the length moves on by the
-/// name's own: copies of a fixed size are a few instructions.
+/// `out`, which has room for [`MAX_QUOTED_COORDINATE`] bytes, and says how many it wrote.
 fn write_quoted_coordinate(out: &mut [u8], mv: Move, comma: bool) -> usize {
     let out = &mut out[..MAX_QUOTED_COORDINATE];
     let mut len = usize::from(comma);
     out[0] = b',';
     out[len] = b'"';
     len += 1;
-    for square in [mv.from(), mv.to()] {
-        let (name, name_len) = SQUARE_NAMES[usize::from(square.cell())];
-        out[len..len + 3].copy_from_slice(&name);
-        len += usize::from(name_len);
-    }
-    if let Some(role) = mv.promotion() {
-        // Role letters are ASCII.
-        out[len] = role.upper_char().to_ascii_lowercase() as u8;
-        len += 1;
-    }
+    // Room for the longest coordinate, so that the engine writes it with copies of a fixed size.
+    let place: &mut [u8; MAX_COORDINATE_LEN] = (&mut out[len..len + MAX_COORDINATE_LEN])
+        .try_into()
+        .expect("MAX_QUOTED_COORDINATE leaves room for the longest coordinate");
+    len += coordinate_bytes(mv, place);
     out[len] = b'"';
     len + 1
 }
 
-/// The name of the square on every cell of the engine's 16×16 grid (cell `(rank + 1) * 16 +
-/// file`), padded to three bytes, and its length. Cells that are not squares are never looked up.
-static SQUARE_NAMES: [([u8; 3], u8); 256] = {
-    let mut names = [([0u8; 3], 0u8); 256];
-    let mut cell = 0;
-    while cell < 256 {
-        let file = (cell & 15) as u8;
-        let rank = (cell >> 4) as u8;
-        if file < 14 && rank >= 1 && rank <= 14 {
-            // Ranks are written from 1 to 14.
-            names[cell] = if rank >= 10 {
-                ([b'a' + file, b'1', b'0' + rank % 10], 3)
-            } else {
-                ([b'a' + file, b'0' + rank, 0], 2)
-            };
-        }
-        cell += 1;
-    }
-    names
-};
-
 #[cfg(test)]
 mod tests {
     use fourkings_engine::Preset;
+    use fourkings_engine::notation::CoordinateError;
     use fourkings_protocol::ServerMessage;
     use rand::{Rng, SeedableRng};
 
     use super::*;
+
+    /// The legal move of the seat to move that `text` names in coordinate form.
+    fn find_move(game: &Game, text: &str) -> Result<Option<Move>, CoordinateError> {
+        let named = parse_coordinate(text, game.rules().board())?;
+        Ok(named.find_in(game.legal_move_slice()))
+    }
 
     /// What serde writes for the `legal_moves` message of the seat to move: the message built
     /// as a `LegalMoves`, then serialised (apart, so that callgrind counts it on its own).
@@ -718,16 +629,20 @@ mod tests {
                     // Every move is found by its coordinate text among the kept moves, and
                     // texts that name no legal move find nothing.
                     for &listed in &fresh {
-                        let text = coordinate(listed);
-                        assert_eq!(find_move(&game, &text), Some(listed));
+                        let text = write_coordinate(listed);
+                        assert_eq!(find_move(&game, &text), Ok(Some(listed)));
                         for wrong in [format!("{text}q"), format!("{text}x"), text[1..].into()] {
-                            if !fresh.iter().any(|&m| coordinate(m) == wrong) {
-                                assert_eq!(find_move(&game, &wrong), None, "{wrong}");
+                            if !fresh.iter().any(|&m| write_coordinate(m) == wrong) {
+                                assert_eq!(
+                                    find_move(&game, &wrong).ok().flatten(),
+                                    None,
+                                    "{wrong}"
+                                );
                             }
                         }
                     }
                     for wrong in ["", "a1a1", "h2", "h02h4", "h2h4qq", "hh2h4", "h2h4\u{e9}"] {
-                        assert_eq!(find_move(&game, wrong), None, "{wrong}");
+                        assert_eq!(find_move(&game, wrong).ok().flatten(), None, "{wrong}");
                     }
                     game.play(seat, mv).unwrap();
                 }

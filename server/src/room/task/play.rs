@@ -83,7 +83,7 @@ impl Room {
         // legal moves reach the log; checking it here as well would look it up twice.
         self.commit_game(GameAction::Move {
             seat,
-            mv: text.to_ascii_lowercase(),
+            mv: text.to_owned(),
             automatic: false,
         })?;
         self.announce_last_move(false);
@@ -302,7 +302,7 @@ impl Room {
                     return;
                 };
                 let walk = GameAction::Walk {
-                    mv: views::coordinate(mv),
+                    mv: fourkings_engine::notation::write_coordinate(mv),
                 };
                 if self.commit_game(walk).is_err() {
                     return;
@@ -430,7 +430,7 @@ impl Room {
             let for_player = self.seating.is_human(seat);
             let action = GameAction::Move {
                 seat,
-                mv: views::coordinate(mv),
+                mv: fourkings_engine::notation::write_coordinate(mv),
                 automatic: for_player,
             };
             if self.cpu_drives(seat) && self.commit_game(action).is_ok() {
