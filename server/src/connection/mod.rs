@@ -23,6 +23,7 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Error as WsError;
 
 use crate::config::Config;
+use crate::room::frames::encode;
 use crate::room::{Command, RoomHandle};
 use wire::{Heard, Heartbeat};
 pub(crate) use wire::{Outbox, Queued};
@@ -375,10 +376,6 @@ fn parse_move(text: &str) -> Option<ClientMessage> {
         ply: fields.ply,
         mv: fields.mv,
     })
-}
-
-fn encode(message: &ServerMessage) -> Utf8Bytes {
-    Utf8Bytes::from(serde_json::to_string(message).expect("server messages always serialise"))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use fourkings_engine::{Format, Game};
 use fourkings_protocol::{SeatIndex, Settings};
 
 use super::command::GameFile;
-use super::views;
+use super::seat_numbers;
 use crate::storage::ArchivedGame;
 
 /// What a game's record says about the room it was played in.
@@ -67,7 +67,7 @@ pub(crate) fn game_file_upto(table: Table<'_>, game: &Game, events: usize, at: u
         ("pgn", write_pgn_upto(game, &tags, events))
     } else {
         for (seat, name) in SeatIndex::ALL.into_iter().zip(names) {
-            tags.push((views::seat_label(format, seat), name.clone()));
+            tags.push((seat_numbers::seat_label(format, seat), name.clone()));
         }
         if table.settings.turn_limit > 0 {
             tags.push((

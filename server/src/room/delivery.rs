@@ -12,7 +12,8 @@ use std::sync::Arc;
 use axum::extract::ws::Utf8Bytes;
 use fourkings_protocol::{SeatIndex, SeatSet, ServerMessage};
 
-use super::events::{EventLog, encode};
+use super::events::EventLog;
+use super::frames::encode;
 use super::refusal::Refusal;
 use crate::connection::{ConnId, Outbox, Queued};
 use crate::metrics::Metrics;

@@ -16,6 +16,7 @@ use super::clock::Clocks;
 use super::record::GameAction;
 use super::refusal::Refusal;
 use super::views;
+use super::{frames, seat_numbers};
 
 /// Names one CPU search of a room: a result carries the id of the search that found it, so that
 /// a result from an older search (before a rematch or a takeback, in a position that may look
@@ -111,7 +112,7 @@ impl GameDriver {
     /// The seat to move, while a game is on.
     pub(crate) fn to_move(&self) -> Option<SeatIndex> {
         let seat = self.game.as_ref()?.to_move()?;
-        Some(views::protocol_seat(seat))
+        Some(seat_numbers::protocol_seat(seat))
     }
 
     /// The seat that moves first in the current (or next) game.
@@ -154,7 +155,7 @@ impl GameDriver {
         let Some(game) = self.game.as_mut() else {
             return Err(Refusal::NotStarted);
         };
-        let seat = views::engine_seat;
+        let seat = seat_numbers::engine_seat;
         let result = match action {
             GameAction::Move { seat: s, mv, .. } => {
                 let mv = parse_coordinate(game, mv)?;
@@ -162,7 +163,7 @@ impl GameDriver {
             }
             GameAction::Walk { mv } => {
                 let text = mv;
-                let mv = views::find_walking_move(game, text)
+                let mv = find_walking_move(game, text)
                     .ok_or_else(|| Refusal::NotTheWalkingKingsMove { text: text.clone() })?;
                 game.walk_king_with(mv).map(|_| ())
             }
@@ -189,7 +190,7 @@ impl GameDriver {
         if game.is_over() {
             self.clocks.stop(now);
         } else {
-            let to_move = game.to_move().map(views::protocol_seat);
+            let to_move = game.to_move().map(seat_numbers::protocol_seat);
             self.clocks.follow(game.ply_count(), to_move, now);
         }
     }
@@ -307,7 +308,7 @@ impl GameDriver {
     pub(crate) fn legal_moves_frame(&self, v: u64) -> Option<(SeatIndex, Utf8Bytes)> {
         let game = self.game.as_ref()?;
         let seat = views::seat_with_legal_moves(game)?;
-        let frame = views::legal_moves_frame(v, seat, game.ply_count(), game.legal_move_slice());
+        let frame = frames::legal_moves_frame(v, seat, game.ply_count(), game.legal_move_slice());
         Some((seat, frame))
     }
 
@@ -315,7 +316,7 @@ impl GameDriver {
     pub(crate) fn moved_frame(&self, v: u64, automatic: bool, now: Instant) -> Option<Utf8Bytes> {
         let game = self.game.as_ref()?;
         let ply = game.last_ply()?;
-        Some(views::moved_frame(
+        Some(frames::moved_frame(
             v,
             game,
             ply,
@@ -374,6 +375,12 @@ impl GameDriver {
         }
         true
     }
+}
+
+/// The walking king's move that `text` names in coordinate form.
+pub(crate) fn find_walking_move(game: &Game, text: &str) -> Option<Move> {
+    let named = notation::parse_coordinate(text, game.rules().board()).ok()?;
+    named.find_in(&game.position().legal_moves())
 }
 
 /// The legal move `text` names in coordinate form (`h2h4`, `h10h11q`): `bad_move` for a text

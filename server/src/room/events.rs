@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 use axum::extract::ws::Utf8Bytes;
 use fourkings_protocol::{ChatChannel, Event, SeatIndex, SeatSet, ServerMessage};
 
+use super::frames::encode;
+
 /// Who receives an event's private form (everyone else gets its public form, `hidden`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Audience {
@@ -148,11 +150,6 @@ impl EventLog {
         let start = self.history.partition_point(|l| l.v < v);
         self.history.range(start..)
     }
-}
-
-/// Serialises a message once; the bytes are shared by every recipient.
-pub(crate) fn encode(message: &ServerMessage) -> Utf8Bytes {
-    Utf8Bytes::from(serde_json::to_string(message).expect("server messages always serialise"))
 }
 
 #[cfg(test)]

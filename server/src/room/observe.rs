@@ -9,7 +9,7 @@ use fourkings_engine::Game;
 use fourkings_protocol::{ClientMessage, GameStatus, SeatIndex};
 
 use super::record::{GameAction, Record, StoredSlot};
-use super::views;
+use super::seat_numbers;
 use crate::metrics::Metrics;
 
 /// What this room last added to the server's gauges, so that it moves them by the differences
@@ -59,7 +59,9 @@ impl Reported {
 /// it happened). `game` is the game after the change, `games_played` how many have begun.
 pub(crate) fn log_record(record: &Record, game: Option<&Game>, games_played: u32) {
     let ply = game.map(Game::ply_count);
-    let to_move = game.and_then(Game::to_move).map(views::protocol_seat);
+    let to_move = game
+        .and_then(Game::to_move)
+        .map(seat_numbers::protocol_seat);
     match record {
         Record::Created { settings, .. } => {
             tracing::info!(preset = %settings.preset, "room created");

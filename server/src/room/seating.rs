@@ -8,7 +8,7 @@ use fourkings_protocol::{CpuLevel, Occupant, Presence, SeatIndex, SeatView};
 use tokio::time::Instant;
 
 use super::refusal::Refusal;
-use super::views;
+use super::seat_numbers;
 use crate::ids::token_matches;
 
 /// Who sits in a seat.
@@ -268,7 +268,7 @@ impl Seating {
         SeatIndex::ALL
             .into_iter()
             .map(|seat| {
-                let label = views::seat_label(format, seat);
+                let label = seat_numbers::seat_label(format, seat);
                 let presence = self.presence(seat, cpu_may_play);
                 let (occupant, name, cpu_level) = match self.slot(seat) {
                     SeatSlot::Empty => (Occupant::Empty, None, None),

@@ -5,8 +5,8 @@ use fourkings_engine::Outcome;
 use fourkings_protocol::{SeatIndex, SessionPoints, SessionView};
 use serde::{Deserialize, Serialize};
 
+use super::seat_numbers;
 use super::seating::Seating;
-use super::views;
 
 /// A switch-partners session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -51,7 +51,7 @@ impl Session {
         let mut session = self.clone();
         session.counted = true;
         for person in 0..4 {
-            let seat = views::engine_seat(session.seat_of[person]);
+            let seat = seat_numbers::engine_seat(session.seat_of[person]);
             session.halves[person] += match outcome {
                 Outcome::Win { team, .. } if seat.team() == *team => 2,
                 Outcome::Draw { .. } => 1,

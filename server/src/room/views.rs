@@ -1,41 +1,24 @@
-//! The protocol's views of a room's game, built from the engine's `Game`.
+//! The protocol's views of a room's game, built from the engine's `Game`: the game as clients
+//! draw it, its history, its result and the legal moves of the seat to move.
 
 use std::collections::BTreeMap;
 
-use axum::extract::ws::Utf8Bytes;
-use fourkings_engine::game::{DrawReason, FfaEnding, Ply, WinReason};
-use fourkings_engine::notation::{
-    Fen, MAX_COORDINATE_LEN, coordinate_bytes, parse_coordinate, termination_text,
-    write_coordinate, write_fen4,
-};
+use fourkings_engine::game::{DrawReason, FfaEnding, WinReason};
+#[cfg(test)]
+use fourkings_engine::game::Ply;
+use fourkings_engine::notation::{Fen, termination_text, write_coordinate, write_fen4};
 use fourkings_engine::{
-    Army, ArmySet, ArmyStatus, Format, Game, Move, Outcome, Piece, Position, Seat, Square,
-    SquareSet,
+    Army, ArmySet, ArmyStatus, Format, Game, Outcome, Piece, Position, Seat, Square, SquareSet,
 };
 use fourkings_protocol::{
     ArmyState, Clock, GameHistory, GameResult, GameView, LegalMoves, PlyRecord, SeatIndex,
 };
 
+use super::seat_numbers::protocol_seat;
 use crate::rules_view::rules_view;
 
-/// The seat as the engine knows it. The protocol and the engine number the same four seats the
-/// same way; this and [`protocol_seat`] are the one place that says so.
-pub(crate) const fn engine_seat(seat: SeatIndex) -> Seat {
-    Seat::ALL[seat.index()]
-}
-
-/// The seat as the protocol writes it (see [`engine_seat`]).
-pub(crate) const fn protocol_seat(seat: Seat) -> SeatIndex {
-    SeatIndex::ALL[seat.index()]
-}
-
-/// The label of a seat: the army on the cross board, W1/B1/W2/B2 in Duo.
-pub(crate) fn seat_label(format: Format, seat: SeatIndex) -> String {
-    engine_seat(seat).name(format).to_owned()
-}
-
 /// A piece as the protocol writes it: army letter (`w`/`b` in Duo) and role letter.
-fn piece_code(format: Format, piece: Piece) -> String {
+pub(crate) fn piece_code(format: Format, piece: Piece) -> String {
     let army = match (format, piece.army) {
         (Format::Duo, Army::Red) => 'w',
         (Format::Duo, _) => 'b',
@@ -45,12 +28,6 @@ fn piece_code(format: Format, piece: Piece) -> String {
     code.push(army);
     code.push(piece.role.upper_char());
     code
-}
-
-/// The walking king's move that `text` names in coordinate form.
-pub(crate) fn find_walking_move(game: &Game, text: &str) -> Option<Move> {
-    let named = parse_coordinate(text, game.rules().board()).ok()?;
-    named.find_in(&game.position().legal_moves())
 }
 
 fn seats_of_armies(game: &Game, armies: impl Iterator<Item = Army>) -> Vec<SeatIndex> {
@@ -69,7 +46,7 @@ fn seats_of_armies(game: &Game, armies: impl Iterator<Item = Army>) -> Vec<SeatI
 }
 
 /// Points by seat (free-for-all; zeros otherwise).
-fn points(game: &Game) -> [i32; 4] {
+pub(crate) fn points(game: &Game) -> [i32; 4] {
     match game.rules().format {
         Format::FreeForAll => game.points().0,
         _ => [0; 4],
@@ -77,7 +54,7 @@ fn points(game: &Game) -> [i32; 4] {
 }
 
 /// How each seat's army stands.
-fn armies(game: &Game) -> [ArmyState; 4] {
+pub(crate) fn armies(game: &Game) -> [ArmyState; 4] {
     Seat::ALL.map(|seat| match game.position().status(game.army_of(seat)) {
         ArmyStatus::Playing => ArmyState::Playing,
         ArmyStatus::KingWalking => ArmyState::KingWalking,
@@ -97,7 +74,7 @@ fn square_names(set: SquareSet) -> Vec<String> {
 }
 
 /// The squares `changed` with what stands on them in `pos`, as the protocol writes them.
-fn contents(
+pub(crate) fn contents(
     format: Format,
     pos: &Position,
     changed: &[Square],
@@ -283,184 +260,6 @@ pub(crate) fn moved_event(
     }
 }
 
-/// The `moved` event at version `v`, written straight into its frame: every connection of the
-/// room receives it for every move, and building a `MovedEvent` to serialise it (a map of
-/// allocated strings, then serde's general path) was the largest part of a move's cost after
-/// the legal moves. The bytes are exactly what serialising the `MovedEvent` that the tests'
-/// `moved_event` builds gives (a test checks it over random games).
-///
-/// Measured (callgrind, the test's 17,752 moves, release build): 2,930 instructions a frame here
-/// against 8,880 to build the `MovedEvent` and serialise it; the 5,950 saved are 18% of a move's
-/// 33,300.
-pub(crate) fn moved_frame(
-    v: u64,
-    game: &Game,
-    ply: &Ply,
-    automatic: bool,
-    clock: &Clock,
-) -> Utf8Bytes {
-    let format = game.rules().format;
-    let pos = game.position();
-    let mut numbers = itoa::Buffer::new();
-    let mut text = Vec::with_capacity(256);
-    text.extend_from_slice(br#"{"type":"event","v":"#);
-    text.extend_from_slice(numbers.format(v).as_bytes());
-    text.extend_from_slice(br#","event":{"kind":"moved","seat":"#);
-    text.extend_from_slice(numbers.format(ply.seat.index()).as_bytes());
-    text.extend_from_slice(br#","ply":"#);
-    text.extend_from_slice(numbers.format(game.ply_count()).as_bytes());
-    text.extend_from_slice(br#","text":"#);
-    push_json_str(&mut text, &ply.text);
-    text.extend_from_slice(br#","move":"#);
-    push_quoted_coordinate(&mut text, ply.mv, false);
-    text.extend_from_slice(br#","changed":{"#);
-    // A map keyed by square name: in name order, each square once.
-    let mut changed: arrayvec::ArrayVec<(&[u8], Square), 4> = ply
-        .changed
-        .iter()
-        .map(|&sq| (sq.as_str().as_bytes(), sq))
-        .collect();
-    changed.sort_unstable();
-    for (i, &(name, sq)) in changed.iter().enumerate() {
-        if i > 0 {
-            if changed[i - 1].0 == name {
-                continue;
-            }
-            text.push(b',');
-        }
-        text.push(b'"');
-        text.extend_from_slice(name);
-        text.extend_from_slice(b"\":");
-        match pos.piece_at(sq) {
-            Some(piece) => {
-                text.push(b'"');
-                text.extend_from_slice(piece_code(format, piece).as_bytes());
-                text.push(b'"');
-            }
-            None => text.extend_from_slice(b"null"),
-        }
-    }
-    text.extend_from_slice(br#"},"to_move":"#);
-    match game.to_move() {
-        Some(seat) => text.extend_from_slice(numbers.format(seat.index()).as_bytes()),
-        None => text.extend_from_slice(b"null"),
-    }
-    text.extend_from_slice(br#","checks":["#);
-    // The seats whose armies are in check, in seat order (as `checks` lists them), without
-    // collecting them first.
-    let checked = game.checked_armies();
-    let in_check = Seat::ALL
-        .into_iter()
-        .filter(|seat| checked.contains(seat.army(format)));
-    for (i, seat) in in_check.enumerate() {
-        if i > 0 {
-            text.push(b',');
-        }
-        text.extend_from_slice(numbers.format(seat.index()).as_bytes());
-    }
-    text.push(b']');
-    if !ply.checkers.is_empty() {
-        text.extend_from_slice(br#","checking":["#);
-        for (i, sq) in ply.checkers.iter().enumerate() {
-            if i > 0 {
-                text.push(b',');
-            }
-            text.push(b'"');
-            text.extend_from_slice(sq.as_str().as_bytes());
-            text.push(b'"');
-        }
-        text.push(b']');
-    }
-    text.extend_from_slice(br#","points":["#);
-    for (i, points) in points(game).into_iter().enumerate() {
-        if i > 0 {
-            text.push(b',');
-        }
-        text.extend_from_slice(numbers.format(points).as_bytes());
-    }
-    text.extend_from_slice(br#"],"armies":["#);
-    for (i, army) in armies(game).into_iter().enumerate() {
-        if i > 0 {
-            text.push(b',');
-        }
-        text.extend_from_slice(match army {
-            ArmyState::Playing => br#""playing""#.as_slice(),
-            ArmyState::KingWalking => br#""king_walking""#,
-            ArmyState::Out => br#""out""#,
-            ArmyState::Absent => br#""absent""#,
-        });
-    }
-    text.push(b']');
-    if automatic || ply.walking {
-        text.extend_from_slice(br#","automatic":true"#);
-    }
-    text.extend_from_slice(br#","clock":"#);
-    push_clock(&mut text, clock);
-    if let Some(result) = result(game) {
-        text.extend_from_slice(br#","result":"#);
-        write_json(&mut text, &result);
-    }
-    text.extend_from_slice(b"}}");
-    Utf8Bytes::from(String::from_utf8(text).expect("serde_json and square names write UTF-8"))
-}
-
-/// Appends `value` as JSON.
-fn write_json(text: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
-    serde_json::to_writer(text, value).expect("protocol values always serialise");
-}
-
-/// Appends `value` as a JSON string: directly when nothing in it needs escaping (move texts
-/// never do), through serde otherwise.
-fn push_json_str(text: &mut Vec<u8>, value: &str) {
-    if value
-        .bytes()
-        .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
-    {
-        text.push(b'"');
-        text.extend_from_slice(value.as_bytes());
-        text.push(b'"');
-    } else {
-        write_json(text, value);
-    }
-}
-
-/// Appends `clock` as JSON, fields in their declared order and absent ones left out, as serde
-/// writes it.
-fn push_clock(text: &mut Vec<u8>, clock: &Clock) {
-    let mut numbers = itoa::Buffer::new();
-    let mut first = true;
-    let mut field = |text: &mut Vec<u8>, name: &[u8]| {
-        text.extend_from_slice(if first { b"{\"" } else { b",\"" });
-        first = false;
-        text.extend_from_slice(name);
-        text.extend_from_slice(b"\":");
-    };
-    if let Some(at) = clock.turn_ends_at {
-        field(text, b"turn_ends_at");
-        text.extend_from_slice(numbers.format(at).as_bytes());
-    }
-    if let Some(ms) = clock.turn_remaining_ms {
-        field(text, b"turn_remaining_ms");
-        text.extend_from_slice(numbers.format(ms).as_bytes());
-    }
-    if let Some([a, b]) = clock.banks_ms {
-        field(text, b"banks_ms");
-        text.push(b'[');
-        text.extend_from_slice(numbers.format(a).as_bytes());
-        text.push(b',');
-        text.extend_from_slice(numbers.format(b).as_bytes());
-        text.push(b']');
-    }
-    if clock.paused {
-        field(text, b"paused");
-        text.extend_from_slice(b"true");
-    }
-    if first {
-        text.push(b'{');
-    }
-    text.push(b'}');
-}
-
 /// The seat that [`legal_moves`] would list moves for, without generating them.
 pub(crate) fn seat_with_legal_moves(game: &Game) -> Option<SeatIndex> {
     let seat = game.to_move()?;
@@ -482,172 +281,4 @@ pub(crate) fn legal_moves(game: &Game) -> Option<LegalMoves> {
             .map(|&mv| write_coordinate(mv))
             .collect(),
     })
-}
-
-/// The `legal_moves` message, written straight into its frame: it is the largest message of
-/// every move, and serialising it through `LegalMoves` cost an allocated string and an escaping
-/// pass per move. The bytes are exactly what serialising [`ServerMessage::LegalMoves`] gives
-/// (a test checks it over random games of every preset).
-///
-/// Measured (callgrind, the test's 17,752 positions, release build): 2,190 instructions a frame
-/// here against 23,270 to build the `LegalMoves` and serialise it; the 21,000 saved are 63% of a
-/// move's 33,300.
-///
-/// [`ServerMessage::LegalMoves`]: fourkings_protocol::ServerMessage::LegalMoves
-pub(crate) fn legal_moves_frame(v: u64, seat: SeatIndex, ply: u32, moves: &[Move]) -> Utf8Bytes {
-    let mut numbers = itoa::Buffer::new();
-    // Room for the longest frame from the start: growing it later cost a reallocation and a copy
-    // of the frame, 400 instructions a move (callgrind).
-    let mut text = Vec::with_capacity(LEGAL_MOVES_HEAD + moves.len() * MAX_QUOTED_COORDINATE + 2);
-    text.extend_from_slice(br#"{"type":"legal_moves","v":"#);
-    text.extend_from_slice(numbers.format(v).as_bytes());
-    text.extend_from_slice(br#","seat":"#);
-    text.extend_from_slice(numbers.format(seat.get()).as_bytes());
-    text.extend_from_slice(br#","ply":"#);
-    text.extend_from_slice(numbers.format(ply).as_bytes());
-    text.extend_from_slice(br#","moves":["#);
-    // The moves are written into room enough for the longest of them, then the unused end is cut
-    // off: one bounds check a move, where growing the vector checked its capacity for each
-    // piece and cost twice as much (callgrind).
-    let start = text.len();
-    text.resize(start + moves.len() * MAX_QUOTED_COORDINATE, 0);
-    let mut end = start;
-    for (i, &mv) in moves.iter().enumerate() {
-        end += write_quoted_coordinate(&mut text[end..], mv, i > 0);
-    }
-    text.truncate(end);
-    text.extend_from_slice(b"]}");
-    Utf8Bytes::from(String::from_utf8(text).expect("a legal_moves frame is ASCII"))
-}
-
-/// The most bytes [`write_quoted_coordinate`] writes: a comma, two quotes and the longest
-/// coordinate.
-const MAX_QUOTED_COORDINATE: usize = 3 + MAX_COORDINATE_LEN;
-
-/// The most bytes a `legal_moves` frame has before its first move: the fixed text (56 bytes)
-/// and the version, seat and ply at their longest.
-const LEGAL_MOVES_HEAD: usize = 56 + 20 + 1 + 10;
-
-/// Appends `mv` in coordinate form and in quotes (after a comma if `comma`) to JSON text being
-/// written.
-fn push_quoted_coordinate(text: &mut Vec<u8>, mv: Move, comma: bool) {
-    let mut bytes = [0u8; MAX_QUOTED_COORDINATE];
-    let len = write_quoted_coordinate(&mut bytes, mv, comma);
-    text.extend_from_slice(&bytes[..len]);
-}
-
-/// Writes `mv` in coordinate form and in quotes (after a comma if `comma`) at the start of
-/// `out`, which has room for [`MAX_QUOTED_COORDINATE`] bytes, and says how many it wrote.
-fn write_quoted_coordinate(out: &mut [u8], mv: Move, comma: bool) -> usize {
-    let out = &mut out[..MAX_QUOTED_COORDINATE];
-    let mut len = usize::from(comma);
-    out[0] = b',';
-    out[len] = b'"';
-    len += 1;
-    // Room for the longest coordinate, so that the engine writes it with copies of a fixed size.
-    let place: &mut [u8; MAX_COORDINATE_LEN] = (&mut out[len..len + MAX_COORDINATE_LEN])
-        .try_into()
-        .expect("MAX_QUOTED_COORDINATE leaves room for the longest coordinate");
-    len += coordinate_bytes(mv, place);
-    out[len] = b'"';
-    len + 1
-}
-
-#[cfg(test)]
-mod tests {
-    use fourkings_engine::Preset;
-    use fourkings_engine::notation::CoordinateError;
-    use fourkings_protocol::ServerMessage;
-    use rand::{Rng, SeedableRng};
-
-    use super::*;
-
-    /// The legal move of the seat to move that `text` names in coordinate form.
-    fn find_move(game: &Game, text: &str) -> Result<Option<Move>, CoordinateError> {
-        let named = parse_coordinate(text, game.rules().board())?;
-        Ok(named.find_in(game.legal_move_slice()))
-    }
-
-    /// What serde writes for the `legal_moves` message of the seat to move: the message built
-    /// as a `LegalMoves`, then serialised (apart, so that callgrind counts it on its own).
-    #[inline(never)]
-    fn serde_legal_moves_frame(v: u64, game: &Game) -> String {
-        let moves = legal_moves(game).expect("a seat chooses a move");
-        serde_json::to_string(&ServerMessage::LegalMoves { v, moves }).unwrap()
-    }
-
-    /// What serde writes for the `moved` event: the event built as a `MovedEvent`, then
-    /// serialised.
-    #[inline(never)]
-    fn serde_moved_frame(v: u64, game: &Game, ply: &Ply, automatic: bool, clock: &Clock) -> String {
-        let event = moved_event(game, ply, automatic, clock.clone());
-        serde_json::to_string(&ServerMessage::Event {
-            v,
-            event: fourkings_protocol::Event::Moved(event),
-        })
-        .unwrap()
-    }
-
-    /// Random games of every preset: at every position the hand-written `legal_moves` frame is
-    /// byte for byte what serde writes, and moves are found by their text among the game's.
-    #[test]
-    fn legal_moves_frames_match_serde_and_moves_are_found_by_their_text() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        // Moves that ended their game, whose frames carry the result.
-        let mut finals = 0;
-        for preset in Preset::ALL {
-            for game_number in 0..4 {
-                let mut game = Game::with_seed(preset.rules(), game_number).unwrap();
-                for _ in 0..1500 {
-                    let Some(listed) = legal_moves(&game) else {
-                        break;
-                    };
-                    let fresh = game.legal_moves();
-                    let v = rng.random_range(0..u64::MAX);
-                    let frame = legal_moves_frame(v, listed.seat, listed.ply, &fresh);
-                    assert_eq!(frame.as_str(), serde_legal_moves_frame(v, &game));
-                    if fresh.is_empty() {
-                        break;
-                    }
-                    let mv = fresh[rng.random_range(0..fresh.len())];
-                    let seat = game.to_move().unwrap();
-                    let mut after = game.clone();
-                    after.play(seat, mv).unwrap();
-                    let clock = Clock {
-                        turn_ends_at: rng.random_bool(0.5).then(|| rng.random()),
-                        turn_remaining_ms: rng.random_bool(0.5).then(|| rng.random()),
-                        banks_ms: rng.random_bool(0.3).then(|| [rng.random(), rng.random()]),
-                        paused: rng.random_bool(0.2),
-                    };
-                    let automatic = rng.random_bool(0.2);
-                    let ply = after.plies().last().unwrap();
-                    assert_eq!(
-                        moved_frame(v, &after, ply, automatic, &clock).as_str(),
-                        serde_moved_frame(v, &after, ply, automatic, &clock)
-                    );
-                    finals += usize::from(after.is_over());
-                    // Every move is found by its coordinate text among the kept moves, and
-                    // texts that name no legal move find nothing.
-                    for &listed in &fresh {
-                        let text = write_coordinate(listed);
-                        assert_eq!(find_move(&game, &text), Ok(Some(listed)));
-                        for wrong in [format!("{text}q"), format!("{text}x"), text[1..].into()] {
-                            if !fresh.iter().any(|&m| write_coordinate(m) == wrong) {
-                                assert_eq!(
-                                    find_move(&game, &wrong).ok().flatten(),
-                                    None,
-                                    "{wrong}"
-                                );
-                            }
-                        }
-                    }
-                    for wrong in ["", "a1a1", "h2", "h02h4", "h2h4qq", "hh2h4", "h2h4\u{e9}"] {
-                        assert_eq!(find_move(&game, wrong).ok().flatten(), None, "{wrong}");
-                    }
-                    game.play(seat, mv).unwrap();
-                }
-            }
-        }
-        assert!(finals >= 4, "only {finals} games ended");
-    }
 }

@@ -11,9 +11,9 @@ use crate::room::observe::log_record;
 use crate::room::record::{GameAction, Record, StoredAbsence};
 use crate::room::refusal::Refusal;
 use crate::room::rules::{self, SettingsError};
+use crate::room::seat_numbers;
 use crate::room::seating::SeatSlot;
 use crate::room::session::Session;
-use crate::room::views;
 
 /// A record as stored: JSON, as serde writes it. (A move written by hand took 150 instructions
 /// where serde takes 1,400: 4% of a move's 33,300, too little to keep a second writer.)
@@ -94,7 +94,7 @@ impl Room {
     /// A new game with the current seats and settings.
     fn begin_game(&mut self, seed: u64, first_seat: SeatIndex) -> Result<(), Refusal> {
         let rules = rules::rule_set(&self.settings)?;
-        let game = Game::starting_at(rules, views::engine_seat(first_seat), seed)
+        let game = Game::starting_at(rules, seat_numbers::engine_seat(first_seat), seed)
             .map_err(SettingsError::from)?;
         let config = &self.context.config;
         let turn_limit = (self.settings.turn_limit > 0)

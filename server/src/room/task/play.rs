@@ -20,8 +20,8 @@ use crate::room::command::Command;
 use crate::room::driver::CpuJobId;
 use crate::room::record::{GameAction, Record};
 use crate::room::refusal::Refusal;
+use crate::room::seat_numbers;
 use crate::room::seating::SeatSlot;
-use crate::room::views;
 
 /// The least of a turn's remaining time the CPU leaves unused, for its move to be played and
 /// travel.
@@ -41,7 +41,7 @@ impl Room {
         match self.driver.game() {
             None => Err(Refusal::NotStarted),
             Some(game) if game.is_over() => Err(Refusal::GameOver),
-            Some(_) => Ok(views::engine_seat(seat)),
+            Some(_) => Ok(seat_numbers::engine_seat(seat)),
         }
     }
 
@@ -111,7 +111,7 @@ impl Room {
         self.commit_game(GameAction::Resign { seat })?;
         let partner = who.partner();
         let asked = self.driver.game().and_then(Game::resignation_request) == Some(who);
-        let partner_seat = views::protocol_seat(partner);
+        let partner_seat = seat_numbers::protocol_seat(partner);
         let what = if !asked {
             GameChange::Resigned
         } else if matches!(self.seating.slot(partner_seat), SeatSlot::Cpu { .. }) {
@@ -138,7 +138,7 @@ impl Room {
         self.seat_in_game(conn, seat, token)?;
         let requester = self.driver.game().and_then(Game::resignation_request);
         self.commit_game(GameAction::AnswerResignation { seat, accept })?;
-        let requester = requester.map_or(seat, views::protocol_seat);
+        let requester = requester.map_or(seat, seat_numbers::protocol_seat);
         let what = if accept {
             GameChange::Resigned
         } else {
@@ -187,7 +187,7 @@ impl Room {
                 break;
             };
             let open = !game.is_over() && game.draw_offer().is_some();
-            let who = views::engine_seat(cpu);
+            let who = seat_numbers::engine_seat(cpu);
             if !open || !game.is_in_game(who) {
                 continue;
             }
@@ -239,7 +239,7 @@ impl Room {
         let who = self.seat_in_game(conn, seat, token)?;
         if self.format() == Format::Duo {
             let gone = SeatIndex::ALL.into_iter().find(|&s| {
-                views::engine_seat(s).team() != who.team() && self.seating.grace_over(s)
+                seat_numbers::engine_seat(s).team() != who.team() && self.seating.grace_over(s)
             });
             let Some(gone) = gone else {
                 return Err(Refusal::NobodyAbandoned);

@@ -6,7 +6,7 @@ use fourkings_protocol::{ClientMessage, SeatIndex, SeatSet, ServerMessage};
 use super::Room;
 use crate::connection::ConnId;
 use crate::room::delivery::MoveAnswer;
-use crate::room::events::encode;
+use crate::room::frames::encode;
 use crate::room::refusal::Refusal;
 
 /// What a successful request answers besides `ok`.
