@@ -69,6 +69,10 @@ pub enum ServerMessage {
         /// `hello`: the seats the presented tokens hold.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seats: Option<Vec<SeatIndex>>,
+        /// `hello`: for each presented seat token, in the order presented, the seat it holds
+        /// (`null` for a token that holds none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token_seats: Option<Vec<Option<SeatIndex>>>,
         /// `hello`: whether the presented host token is the host's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         host: Option<bool>,
@@ -86,6 +90,9 @@ pub enum ServerMessage {
     Pong {
         /// The request id.
         req: u64,
+        /// The server's time when it answered, in milliseconds since the Unix epoch: a clock
+        /// reference for clients even in an untimed game.
+        server_time: u64,
     },
 }
 

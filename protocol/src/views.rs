@@ -336,6 +336,9 @@ pub struct Snapshot {
     pub rules: RulesView,
     /// The limits this server sets on what players write, so that clients say the same.
     pub limits: Limits,
+    /// The server's time when it wrote the snapshot, in milliseconds since the Unix epoch: a
+    /// clock reference for clients even in an untimed game.
+    pub server_time: u64,
 }
 
 /// The server's limits on what players write (its settings), for clients to check against and
@@ -387,6 +390,12 @@ pub struct MovedEvent {
     pub points: [i32; 4],
     /// How each seat's army stands, after the move.
     pub armies: [ArmyState; 4],
+    /// For a promotion, the piece the pawn became, written as in the game's `pieces` (`rQ`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promotion: Option<String>,
+    /// Whether the move ended a draw offer that was open (a move answers an offer with no).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ended_draw_offer: bool,
     /// Whether the move was played for the player by the CPU (the turn limit ran out, or the player
     /// is away) or by a walking king.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

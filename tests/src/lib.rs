@@ -461,7 +461,7 @@ impl Client {
         let req = self.req();
         self.send(&ClientMessage::Ping { req }).await;
         loop {
-            if let ServerMessage::Pong { req: r } = self.next().await {
+            if let ServerMessage::Pong { req: r, .. } = self.next().await {
                 if r == req {
                     return;
                 }

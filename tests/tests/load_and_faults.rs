@@ -577,7 +577,7 @@ impl Player {
             while !answered && self.generation == generation {
                 match self.next(deadline).await? {
                     None => return Err(self.fail("the final catch-up took too long")),
-                    Some(ServerMessage::Pong { req: r }) if r == req => answered = true,
+                    Some(ServerMessage::Pong { req: r, .. }) if r == req => answered = true,
                     Some(other) => self.handle(other).await?,
                 }
             }
@@ -885,7 +885,7 @@ async fn a_client_that_pauses_reading_gets_every_event_in_order() {
     let mut expected = 0;
     loop {
         match host.next().await {
-            ServerMessage::Pong { req: u64::MAX } => break,
+            ServerMessage::Pong { req: u64::MAX, .. } => break,
             ServerMessage::Event {
                 event: Event::SettingsChanged { .. },
                 ..

@@ -241,7 +241,21 @@ async fn a_quiet_client_that_answers_pings_stays_connected(store: Store) {
     assert!((5..=11).contains(&pings), "{pings} pings in ten heartbeats");
     let req = client.req();
     client.send(&ClientMessage::Ping { req }).await;
-    assert_eq!(client.next().await, ServerMessage::Pong { req });
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    match client.next().await {
+        // The server's clock, this machine's here: a reference even without a timed game.
+        ServerMessage::Pong {
+            req: r,
+            server_time,
+        } => {
+            assert_eq!(r, req);
+            assert!((before.saturating_sub(1_000)..before + 60_000).contains(&server_time));
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 on_every_store!(a_room_with_nobody_connected_closes_after_the_idle_time);

@@ -3,7 +3,7 @@
 use fourkings_protocol::{
     ClientMessage, CpuLevel, ErrorCode, Event, GameStatus, Occupant, ServerMessage, SettingsPatch,
 };
-use fourkings_tests::{TestServer, seat};
+use fourkings_tests::{Table, TestServer, seat};
 
 #[tokio::test]
 async fn opening_the_websocket_gives_a_spectator_view() {
@@ -382,4 +382,41 @@ async fn the_host_role_comes_back_with_the_hosts_seat() {
         level: Some(CpuLevel::Easy),
     })
     .await;
+}
+
+/// The ack of `hello` says which seat each presented token holds, in the order presented, and
+/// the snapshot that follows carries the server's time.
+#[tokio::test]
+async fn hello_maps_each_token_to_its_seat() {
+    let server = TestServer::start().await;
+    let table = Table::seat_four(&server, &SettingsPatch::default(), false).await;
+    let (mut client, _) = server.connect(&table.room.id).await;
+    let tokens = vec![
+        table.tokens[2].clone(),
+        "no-such-token".to_owned(),
+        table.tokens[0].clone(),
+    ];
+    let answer = client
+        .request(|req| ClientMessage::Hello {
+            req,
+            seat_tokens: tokens,
+            host_token: None,
+            since: None,
+        })
+        .await;
+    match answer {
+        ServerMessage::Ack {
+            seats, token_seats, ..
+        } => {
+            assert_eq!(seats, Some(vec![seat(0), seat(2)]));
+            assert_eq!(token_seats, Some(vec![Some(seat(2)), None, Some(seat(0))]));
+        }
+        other => panic!("{other:?}"),
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let snapshot = client.snapshot().await;
+    assert!((now - 60_000..=now + 1_000).contains(&snapshot.server_time));
 }

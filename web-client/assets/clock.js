@@ -20,6 +20,18 @@ export function noteClock(clock) {
   while (samples.length > 1 && (samples.length > 50 || now - samples[0].at > WINDOW_MS)) samples.shift();
 }
 
+/**
+ * Notes the server's time as a message gave it (a snapshot's or a pong's `server_time`): a
+ * reference even in an untimed game.
+ * @param {number | undefined} serverTime
+ */
+export function noteServerTime(serverTime) {
+  if (serverTime === undefined) return;
+  const now = Date.now();
+  samples.push({ at: now, offset: serverTime - now });
+  while (samples.length > 1 && (samples.length > 50 || now - samples[0].at > WINDOW_MS)) samples.shift();
+}
+
 /** The server's time now, as well as we know it. */
 export function serverNow() {
   if (samples.length === 0) return Date.now();

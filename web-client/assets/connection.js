@@ -4,6 +4,7 @@
 // See protocol/README.md, "Connection lifecycle" and "Versions and resync".
 
 import { ApiError, roomInfo } from "./api.js";
+import { noteServerTime } from "./clock.js";
 
 /** @typedef {import("./protocol.js").ServerMessage} ServerMessage */
 /** @typedef {import("./protocol.js").Snapshot} Snapshot */
@@ -268,7 +269,10 @@ export class Connection {
       case "ack":
       case "pong":
       case "error": {
-        if (msg.type === "pong") clearTimeout(this.pongTimer);
+        if (msg.type === "pong") {
+          clearTimeout(this.pongTimer);
+          noteServerTime(msg.server_time);
+        }
         const req = msg.req;
         const waiting = req !== null && req !== undefined ? this.pending.get(req) : null;
         if (!waiting || req === null) return;

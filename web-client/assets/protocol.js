@@ -164,6 +164,7 @@
  * @property {SessionView} [session]
  * @property {RulesView} rules
  * @property {Limits} limits
+ * @property {number} server_time the server's time when it wrote the snapshot (ms since the epoch)
  */
 
 /**
@@ -220,11 +221,12 @@
  * @property {number} req
  * @property {string} [seat_token] after `take_seat`
  * @property {Seat[]} [seats] after `hello`
+ * @property {(Seat | null)[]} [token_seats] after `hello`: each presented token's seat, in order
  * @property {boolean} [host] after `hello`
  */
 
 /** @typedef {{type: "error", req: number | null, code: string, message: string}} ErrorMessage */
-/** @typedef {{type: "pong", req: number}} Pong */
+/** @typedef {{type: "pong", req: number, server_time: number}} Pong */
 
 /** @typedef {Snapshot | EventMessage | LegalMovesMessage | Ack | ErrorMessage | Pong} ServerMessage */
 

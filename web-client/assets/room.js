@@ -9,7 +9,7 @@ import { Connection } from "./connection.js";
 import { Lobby } from "./lobby.js";
 import { GameView } from "./game.js";
 import { Chat } from "./chat.js";
-import { noteClock } from "./clock.js";
+import { noteClock, noteServerTime } from "./clock.js";
 import { announceNow } from "./announce.js";
 import { played } from "./sound.js";
 import { presetInfo } from "./armies.js";
@@ -176,6 +176,7 @@ export function roomPage(roomId, { navigate }) {
       }
     },
     onSnapshot: (msg) => {
+      noteServerTime(msg.server_time);
       if (msg.game) noteClock(msg.game.clock);
       state.applySnapshot(msg);
       sitIfAsked();

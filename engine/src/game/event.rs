@@ -114,6 +114,8 @@ pub struct Ply {
     pub mates: u8,
     /// Whether a walking king made it by itself.
     pub walking: bool,
+    /// Whether it ended a draw offer that was open (a move answers an offer with no).
+    pub ended_draw_offer: bool,
     /// Eliminations and points it caused, in order.
     pub consequences: Vec<Consequence>,
     /// The squares whose contents changed (rook squares of a castle and the square of a pawn

@@ -752,7 +752,8 @@ impl Game {
         if self.rules.format == Format::Duo {
             self.duo_seat = seat.next();
         }
-        self.draw_offer = None;
+        // A move answers an open draw offer with no.
+        let ended_draw_offer = self.draw_offer.take().is_some();
         self.forbidden = None;
         self.resignation_request = None;
         let mut ply = Ply {
@@ -767,6 +768,7 @@ impl Game {
             checkers: SquareSet::EMPTY,
             mates: 0,
             walking,
+            ended_draw_offer,
             consequences: Vec::new(),
             changed,
             undo,

@@ -16,7 +16,7 @@ use fourkings_engine::notation::{MAX_COORDINATE_LEN, coordinate_bytes};
 use fourkings_engine::{Game, Move, Seat, Square};
 use fourkings_protocol::{ArmyState, Clock, SeatIndex, ServerMessage};
 
-use super::views::{armies, piece_code, points, result};
+use super::views::{armies, piece_code, points, promotion, result};
 
 /// Serialises a message once; the bytes are shared by every recipient.
 pub(crate) fn encode(message: &ServerMessage) -> Utf8Bytes {
@@ -127,6 +127,14 @@ pub(crate) fn moved_frame(
         });
     }
     text.push(b']');
+    if let Some(piece) = promotion(game, ply) {
+        text.extend_from_slice(br#","promotion":""#);
+        text.extend_from_slice(piece.as_bytes());
+        text.push(b'"');
+    }
+    if ply.ended_draw_offer {
+        text.extend_from_slice(br#","ended_draw_offer":true"#);
+    }
     if automatic || ply.walking {
         text.extend_from_slice(br#","automatic":true"#);
     }
@@ -306,6 +314,8 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         // Moves that ended their game, whose frames carry the result.
         let mut finals = 0;
+        // Moves that ended a draw offer, and promotions, whose frames carry them.
+        let (mut offers_ended, mut promotions) = (0, 0);
         for preset in Preset::ALL {
             for game_number in 0..4 {
                 let mut game = Game::with_seed(preset.rules(), game_number).unwrap();
@@ -322,6 +332,10 @@ mod tests {
                     }
                     let mv = fresh[rng.random_range(0..fresh.len())];
                     let seat = game.to_move().unwrap();
+                    // Now and then an open draw offer, which the move ends.
+                    if rng.random_bool(0.1) {
+                        let _ = game.offer_draw(seat);
+                    }
                     let mut after = game.clone();
                     after.play(seat, mv).unwrap();
                     let clock = Clock {
@@ -337,6 +351,8 @@ mod tests {
                         serde_moved_frame(v, &after, ply, automatic, &clock)
                     );
                     finals += usize::from(after.is_over());
+                    offers_ended += usize::from(ply.ended_draw_offer);
+                    promotions += usize::from(ply.mv.promotion().is_some());
                     // Every move is found by its coordinate text among the kept moves, and
                     // texts that name no legal move find nothing.
                     for &listed in &fresh {
@@ -360,5 +376,10 @@ mod tests {
             }
         }
         assert!(finals >= 4, "only {finals} games ended");
+        assert!(
+            offers_ended >= 100,
+            "only {offers_ended} moves ended a draw offer"
+        );
+        assert!(promotions >= 10, "only {promotions} promotions");
     }
 }

@@ -3,9 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use fourkings_engine::game::{DrawReason, FfaEnding, WinReason};
-#[cfg(test)]
 use fourkings_engine::game::Ply;
+use fourkings_engine::game::{DrawReason, FfaEnding, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_coordinate, write_fen4};
 use fourkings_engine::{
     Army, ArmySet, ArmyStatus, Format, Game, Outcome, Piece, Position, Seat, Square, SquareSet,
@@ -66,6 +65,13 @@ pub(crate) fn armies(game: &Game) -> [ArmyState; 4] {
 /// The seats whose king is attacked: in Duo both seats of the checked colour.
 fn checks(game: &Game) -> Vec<SeatIndex> {
     seats_of_armies(game, game.checked_armies().iter())
+}
+
+/// For a promotion, the piece the pawn became, written as in `pieces`.
+pub(crate) fn promotion(game: &Game, ply: &Ply) -> Option<String> {
+    ply.mv.promotion()?;
+    let piece = game.position().piece_at(ply.mv.to())?;
+    Some(piece_code(game.rules().format, piece))
 }
 
 /// The names of the squares of `set`, in its order (rank by rank).
@@ -254,6 +260,8 @@ pub(crate) fn moved_event(
         checking: square_names(ply.checkers),
         points: points(game),
         armies: armies(game),
+        promotion: promotion(game, ply),
+        ended_draw_offer: ply.ended_draw_offer,
         automatic: automatic || ply.walking,
         clock,
         result: result(game),

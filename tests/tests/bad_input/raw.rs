@@ -111,7 +111,7 @@ async fn a_burst_past_the_rate_is_answered_up_to_the_limit_then_refused_then_clo
         let pongs: Vec<u64> = answers
             .iter()
             .filter_map(|m| match m {
-                ServerMessage::Pong { req } => Some(*req),
+                ServerMessage::Pong { req, .. } => Some(*req),
                 _ => None,
             })
             .collect();

@@ -48,7 +48,7 @@ pub(crate) async fn assert_alive(client: &mut Client) {
 async fn alive(client: &mut Client) -> Result<(), String> {
     let req = send_ping(client).await?;
     match client.try_next().await {
-        Ok(ServerMessage::Pong { req: r }) if r == req => Ok(()),
+        Ok(ServerMessage::Pong { req: r, .. }) if r == req => Ok(()),
         Ok(other) => Err(format!("expected the pong for {req}, got {other:?}")),
         Err(e) => Err(format!("expected the pong for {req}: {e:#}")),
     }
@@ -70,7 +70,7 @@ async fn skip_to_pong(client: &mut Client) -> Result<(), String> {
     let req = send_ping(client).await?;
     loop {
         match client.try_next().await {
-            Ok(ServerMessage::Pong { req: r }) if r == req => return Ok(()),
+            Ok(ServerMessage::Pong { req: r, .. }) if r == req => return Ok(()),
             Ok(_) => {}
             Err(e) => return Err(format!("{e:#}")),
         }

@@ -234,7 +234,7 @@ impl Peer {
         client.send(&ClientMessage::Ping { req }).await;
         loop {
             match self.next().await? {
-                Some(ServerMessage::Pong { req: r }) if r == req => return Ok(()),
+                Some(ServerMessage::Pong { req: r, .. }) if r == req => return Ok(()),
                 Some(other) => bail!("{}: unexpected {other:?}", self.who),
                 None => {}
             }

@@ -115,7 +115,7 @@ impl Peer {
                 _ => {}
             }
             match self.take(message)? {
-                Some(ServerMessage::Pong { req }) if req == ping => break,
+                Some(ServerMessage::Pong { req, .. }) if req == ping => break,
                 Some(other) => bail!("{}: unexpected {other:?}", self.who),
                 None => check(self, &mut checked)?,
             }

@@ -14,6 +14,7 @@ use crate::room::refusal::Refusal;
 pub(super) struct Ack {
     pub(super) seat_token: Option<String>,
     pub(super) seats: Option<Vec<SeatIndex>>,
+    pub(super) token_seats: Option<Vec<Option<SeatIndex>>>,
     pub(super) host: Option<bool>,
     /// Send this connection a snapshot after the ack (`hello` without a usable version).
     pub(super) snapshot: bool,
@@ -52,7 +53,10 @@ impl Room {
             self.context.metrics.move_rejected(refusal.code());
         }
         let (answer, then) = match result {
-            Ok(ack) if ack.pong => (ServerMessage::Pong { req }, Then::Nothing),
+            Ok(ack) if ack.pong => {
+                let server_time = self.time.wall_now();
+                (ServerMessage::Pong { req, server_time }, Then::Nothing)
+            }
             Ok(ack) => {
                 let then = match (ack.snapshot, ack.replay_since) {
                     (true, _) => Then::Snapshot,
@@ -63,6 +67,7 @@ impl Room {
                     req,
                     seat_token: ack.seat_token,
                     seats: ack.seats,
+                    token_seats: ack.token_seats,
                     host: ack.host,
                 };
                 (answer, then)
@@ -212,10 +217,11 @@ impl Room {
         if let Some(since) = since {
             self.check_version(since)?;
         }
-        let seats: SeatSet = tokens
+        let token_seats: Vec<Option<SeatIndex>> = tokens
             .iter()
-            .filter_map(|token| self.seating.seat_of_token(token))
+            .map(|token| self.seating.seat_of_token(token))
             .collect();
+        let seats: SeatSet = token_seats.iter().flatten().copied().collect();
         let host = host_token.is_some_and(|t| self.seating.is_host_token(t));
         if host {
             self.delivery.prove_host(conn);
@@ -225,6 +231,7 @@ impl Room {
         }
         Ok(Ack {
             seats: Some(seats.iter().collect()),
+            token_seats: Some(token_seats),
             host: Some(host),
             snapshot: since.is_none(),
             replay_since: since,

@@ -104,6 +104,7 @@ impl Room {
             session: self.session.as_ref().map(|s| s.view(&self.seating)),
             rules: crate::rules_view::room_rules(&self.settings, self.driver.is_started()),
             limits: self.context.config.limits(),
+            server_time: self.time.wall_now(),
         }
     }
 
