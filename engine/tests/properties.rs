@@ -229,7 +229,7 @@ proptest! {
                         let moves = game.legal_moves();
                         game.play(seat, moves[usize::from(choice) % moves.len()]).unwrap();
                     }
-                    prop_assert_eq!(game.last_ply().unwrap().checkers, game.checkers());
+                    prop_assert_eq!(game.last_ply().unwrap().checkers.to_vec(), game.checkers().iter().collect::<Vec<_>>());
                     after.push(pieces(game.position()));
                 }
             }

@@ -91,7 +91,8 @@ pub enum ServerMessage {
         /// The request id.
         req: u64,
         /// The server's time when it answered, in milliseconds since the Unix epoch: a clock
-        /// reference for clients even in an untimed game.
+        /// reference for clients even in an untimed game (older servers sent none: 0).
+        #[serde(default)]
         server_time: u64,
     },
 }

@@ -334,16 +334,19 @@ pub struct Snapshot {
     /// `game.rules`).
     #[serde(default)]
     pub rules: RulesView,
-    /// The limits this server sets on what players write, so that clients say the same.
+    /// The limits this server sets on what players write, so that clients say the same (older
+    /// servers sent none: all 0).
+    #[serde(default)]
     pub limits: Limits,
     /// The server's time when it wrote the snapshot, in milliseconds since the Unix epoch: a
-    /// clock reference for clients even in an untimed game.
+    /// clock reference for clients even in an untimed game (older servers sent none: 0).
+    #[serde(default)]
     pub server_time: u64,
 }
 
 /// The server's limits on what players write (its settings), for clients to check against and
 /// to name in their messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
     /// The longest display name, in characters (`bad_name` beyond it).
     pub name_chars: u32,

@@ -6,7 +6,6 @@ use crate::moves::Move;
 use crate::piece::Piece;
 use crate::position::Undo;
 use crate::square::Square;
-use crate::square_set::SquareSet;
 
 /// Why an army left a free-for-all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,9 +105,11 @@ pub struct Ply {
     pub checks: ArmySet,
     /// Every king attacked after the move was settled, by anyone.
     pub kings_in_check: ArmySet,
-    /// The pieces attacking those kings (`kings_in_check`) after the move, so that a board can
-    /// mark who gives each check, a discovered one included, without rules of its own.
-    pub checkers: SquareSet,
+    /// The squares of the pieces attacking those kings (`kings_in_check`) after the move, rank by
+    /// rank, so that a board can mark who gives each check, a discovered one included, without
+    /// rules of its own. Kept in place (a `SquareSet` made every ply a third larger): more than
+    /// eight such pieces have never been seen in play; any beyond eight are left out.
+    pub checkers: arrayvec::ArrayVec<Square, 8>,
     /// How many players the move mated (`#` each): those mated at once by it, and in Teams the
     /// one whose turn it led to, found mated then.
     pub mates: u8,

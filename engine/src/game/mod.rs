@@ -765,7 +765,7 @@ impl Game {
             captured: undo.captured(),
             checks: ArmySet::EMPTY,
             kings_in_check: ArmySet::EMPTY,
-            checkers: SquareSet::EMPTY,
+            checkers: arrayvec::ArrayVec::new(),
             mates: 0,
             walking,
             ended_draw_offer,
@@ -784,7 +784,7 @@ impl Game {
         self.checked = Some((self.position.hash(), ply.kings_in_check));
         // The kings in check were just cached: their attackers are found without looking for
         // the kings again.
-        ply.checkers = self.checkers();
+        ply.checkers = self.checkers().iter().take(8).collect();
         ply.text = text.finish(&ply);
         self.events.push(Event::Ply(ply));
         match self.events.last() {

@@ -97,7 +97,7 @@ pub(crate) fn moved_frame(
     text.push(b']');
     if !ply.checkers.is_empty() {
         text.extend_from_slice(br#","checking":["#);
-        for (i, sq) in ply.checkers.iter().enumerate() {
+        for (i, sq) in ply.checkers.iter().copied().enumerate() {
             if i > 0 {
                 text.push(b',');
             }

@@ -7,7 +7,7 @@ use fourkings_engine::game::Ply;
 use fourkings_engine::game::{DrawReason, FfaEnding, WinReason};
 use fourkings_engine::notation::{Fen, termination_text, write_coordinate, write_fen4};
 use fourkings_engine::{
-    Army, ArmySet, ArmyStatus, Format, Game, Outcome, Piece, Position, Seat, Square, SquareSet,
+    Army, ArmySet, ArmyStatus, Format, Game, Outcome, Piece, Position, Seat, Square,
 };
 use fourkings_protocol::{
     ArmyState, Clock, GameHistory, GameResult, GameView, LegalMoves, PlyRecord, SeatIndex,
@@ -74,9 +74,9 @@ pub(crate) fn promotion(game: &Game, ply: &Ply) -> Option<String> {
     Some(piece_code(game.rules().format, piece))
 }
 
-/// The names of the squares of `set`, in its order (rank by rank).
-fn square_names(set: SquareSet) -> Vec<String> {
-    set.iter().map(|sq| sq.name()).collect()
+/// The names of `squares`, in their order.
+fn square_names(squares: impl IntoIterator<Item = Square>) -> Vec<String> {
+    squares.into_iter().map(Square::name).collect()
 }
 
 /// The squares `changed` with what stands on them in `pos`, as the protocol writes them.
@@ -111,7 +111,7 @@ pub(crate) fn history_upto(game: &Game, id: String, events: usize) -> GameHistor
             mv: write_coordinate(ply.mv),
             changed: contents(format, after, &ply.changed),
             checks: seats(ply.kings_in_check),
-            checking: square_names(ply.checkers),
+            checking: square_names(ply.checkers.iter().copied()),
         });
     });
     plies.reverse();
@@ -257,7 +257,7 @@ pub(crate) fn moved_event(
         changed,
         to_move: game.to_move().map(protocol_seat),
         checks: checks(game),
-        checking: square_names(ply.checkers),
+        checking: square_names(ply.checkers.iter().copied()),
         points: points(game),
         armies: armies(game),
         promotion: promotion(game, ply),
