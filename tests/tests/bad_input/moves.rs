@@ -84,15 +84,18 @@ async fn illegal_moves_and_malformed_move_text_are_refused() {
     let red = |code, mv: &str| move_row("Red's first move", code, 0, &token, 0, mv);
     let long = "h2".repeat(100);
     let rows = [
-        // Well-formed, but not legal here: too far, onto its own piece, off the board (the cross
-        // board has no corners), another army's piece, a promotion that is no promotion.
-        "h2h5", "h1h2", "d1d5", "a1a2", "b7c7", "h2h4q", "e1e3", "n14n13",
+        // Well-formed, but not legal here: too far, onto its own piece, another army's piece, a
+        // promotion that is no promotion.
+        "h2h5", "h1h2", "d1d5", "b7c7", "h2h4q", "e1e3",
     ]
     .map(|mv| red(ErrorCode::IllegalMove, mv))
     .into_iter()
     .chain(
-        // Not a move at all.
+        // Not a move at all, or not on this board (the cross board has no corners).
         [
+            "a1a2",
+            "n14n13",
+            "H2H4",
             "",
             "h2",
             "h2-h4",
