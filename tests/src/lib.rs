@@ -34,6 +34,15 @@ pub fn seat(index: u8) -> SeatIndex {
     SeatIndex::new(index).unwrap_or_else(|| panic!("{index} is not a seat"))
 }
 
+/// This machine's wall clock in milliseconds since the Unix epoch: the server's clock, in tests
+/// that check the times it sends.
+pub fn now_ms() -> u64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("the clock is after 1970");
+    u64::try_from(since.as_millis()).expect("milliseconds fit in u64")
+}
+
 /// Polls `condition` until it holds, for at most `within`, and says whether it held: for a
 /// condition that no message announces (a room leaving memory, a counter of `/metrics` moving).
 /// Whatever can be awaited as a message is awaited instead.

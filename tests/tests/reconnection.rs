@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use fourkings_protocol::{
     ClientMessage, ErrorCode, Event, GameChange, Presence, SeatIndex, ServerMessage, SettingsPatch,
 };
-use fourkings_tests::{Client, Store, Table, TestServer, WAIT, eventually, on_every_store, seat};
+use fourkings_tests::{
+    Client, Store, Table, TestServer, WAIT, eventually, now_ms, on_every_store, seat,
+};
 
 async fn presence_of(client: &mut Client, seat: SeatIndex) -> Presence {
     client
@@ -241,10 +243,7 @@ async fn a_quiet_client_that_answers_pings_stays_connected(store: Store) {
     assert!((5..=11).contains(&pings), "{pings} pings in ten heartbeats");
     let req = client.req();
     client.send(&ClientMessage::Ping { req }).await;
-    let before = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64;
+    let before = now_ms();
     match client.next().await {
         // The server's clock, this machine's here: a reference even without a timed game.
         ServerMessage::Pong {
@@ -291,12 +290,6 @@ async fn an_away_player_shows_when_their_grace_period_ends(store: Store) {
     let server = TestServer::on(store, |c| c.grace_seconds = 30.0).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let blue = table.players.remove(1);
-    let now_ms = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as u64
-    };
     let dropped = now_ms();
     blue.close().await;
     let ends = table.players[0]

@@ -413,10 +413,7 @@ async fn hello_maps_each_token_to_its_seat() {
         }
         other => panic!("{other:?}"),
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64;
+    let now = fourkings_tests::now_ms();
     let snapshot = client.snapshot().await;
     assert!((now - 60_000..=now + 1_000).contains(&snapshot.server_time));
 }
