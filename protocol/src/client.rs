@@ -6,17 +6,29 @@ use crate::SeatIndex;
 use crate::settings::{CpuLevel, SettingsPatch};
 use crate::views::ChatChannel;
 
-/// A message from a client. Every one carries a `req` id, chosen by the client, that the server's
-/// answer repeats. Seat actions carry the seat's secret token; host actions the host token.
+/// A request from a client: the id the server's answer repeats, and the message. On the wire it is
+/// one JSON object, `{"type": …, "req": …, …}`: the message's fields beside `req`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientRequest {
+    /// The request id, chosen by the client; the server's `ack`, `error` or `pong` repeats it.
+    pub req: u64,
+    /// What the client asks for.
+    #[serde(flatten)]
+    pub message: ClientMessage,
+}
+
+/// What a client asks for, tagged by `"type"` (its name in snake case, [`ClientMessage::kind`]).
+/// Seat actions carry the seat's secret token; host actions the host token.
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::VariantNames,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ClientMessage {
     /// Presents the tokens this device holds (its seats, and the host role if it created the
     /// room) and, after a reconnection, the last event version it holds. The server acks with the
     /// seats it recognised, then sends the events missed since `since` or a snapshot.
     Hello {
-        /// Request id.
-        req: u64,
         /// Seat tokens this device holds.
         #[serde(default)]
         seat_tokens: Vec<String>,
@@ -29,8 +41,6 @@ pub enum ClientMessage {
     },
     /// Takes a free seat under a display name (before the start). The ack holds the seat's token.
     TakeSeat {
-        /// Request id.
-        req: u64,
         /// The seat, 0–3.
         seat: SeatIndex,
         /// The display name (stored as given; clients render it as text).
@@ -38,8 +48,6 @@ pub enum ClientMessage {
     },
     /// Leaves a seat before the start.
     LeaveSeat {
-        /// Request id.
-        req: u64,
         /// The seat.
         seat: SeatIndex,
         /// The seat's token.
@@ -47,8 +55,6 @@ pub enum ClientMessage {
     },
     /// Host: changes settings before the start.
     UpdateSettings {
-        /// Request id.
-        req: u64,
         /// The host token.
         host_token: String,
         /// The fields to change.
@@ -56,8 +62,6 @@ pub enum ClientMessage {
     },
     /// Host: makes an empty seat a CPU seat of `level`, or a CPU seat empty again (`null`).
     SetCpu {
-        /// Request id.
-        req: u64,
         /// The host token.
         host_token: String,
         /// The seat.
@@ -67,8 +71,6 @@ pub enum ClientMessage {
     },
     /// Host: moves whoever sits in `from` to the empty seat `to` (their token stays valid).
     MovePlayer {
-        /// Request id.
-        req: u64,
         /// The host token.
         host_token: String,
         /// The occupied seat.
@@ -78,8 +80,6 @@ pub enum ClientMessage {
     },
     /// Host: removes the player from a seat (their token stops working).
     RemovePlayer {
-        /// Request id.
-        req: u64,
         /// The host token.
         host_token: String,
         /// The seat.
@@ -88,8 +88,6 @@ pub enum ClientMessage {
     /// Host: hands the host role to the player in `seat`, who receives a new host token; the old
     /// one stops working.
     TransferHost {
-        /// Request id.
-        req: u64,
         /// The host token.
         host_token: String,
         /// The seat of the new host.
@@ -97,16 +95,12 @@ pub enum ClientMessage {
     },
     /// Host: starts the game. Every empty seat becomes a CPU seat.
     Start {
-        /// Request id.
-        req: u64,
         /// The host token.
         host_token: String,
     },
     /// Plays a move for `seat` at ply `ply` (the number of plies played so far). A resend of a
     /// move already played is answered `stale_ply` and changes nothing.
     Move {
-        /// Request id.
-        req: u64,
         /// The seat to move.
         seat: SeatIndex,
         /// The seat's token.
@@ -120,8 +114,6 @@ pub enum ClientMessage {
     },
     /// Resigns (or, where the rules ask for it, asks the partner to agree).
     Resign {
-        /// Request id.
-        req: u64,
         /// The seat.
         seat: SeatIndex,
         /// The seat's token.
@@ -129,8 +121,6 @@ pub enum ClientMessage {
     },
     /// The partner's answer to a resignation request.
     AnswerResignation {
-        /// Request id.
-        req: u64,
         /// The partner's seat.
         seat: SeatIndex,
         /// The partner's token.
@@ -140,8 +130,6 @@ pub enum ClientMessage {
     },
     /// Offers a draw, or agrees to the open offer.
     OfferDraw {
-        /// Request id.
-        req: u64,
         /// The seat.
         seat: SeatIndex,
         /// The seat's token.
@@ -149,8 +137,6 @@ pub enum ClientMessage {
     },
     /// Answers the open draw offer.
     AnswerDraw {
-        /// Request id.
-        req: u64,
         /// The seat.
         seat: SeatIndex,
         /// The seat's token.
@@ -160,8 +146,6 @@ pub enum ClientMessage {
     },
     /// Spends a team lifeline to take back the team's move just played.
     TakeBack {
-        /// Request id.
-        req: u64,
         /// The seat.
         seat: SeatIndex,
         /// The seat's token.
@@ -169,8 +153,6 @@ pub enum ClientMessage {
     },
     /// Free-for-all: claims the win (two players left, a lead of more than 20).
     ClaimWin {
-        /// Request id.
-        req: u64,
         /// The seat.
         seat: SeatIndex,
         /// The seat's token.
@@ -179,8 +161,6 @@ pub enum ClientMessage {
     /// Writes a chat message: players in `room` or `team` chat (with their seat and token),
     /// spectators in `spectators` chat (without).
     Chat {
-        /// Request id.
-        req: u64,
         /// Where it goes.
         channel: ChatChannel,
         /// The message (stored as given; readers render it as text).
@@ -195,81 +175,70 @@ pub enum ClientMessage {
     /// Host: after a result, starts a new game with the same seats (the first seat moves one place
     /// when `rotate_first_seat` is on; a switch-partners session seats the next pairing).
     Rematch {
-        /// Request id.
-        req: u64,
         /// The host token.
         host_token: String,
     },
     /// Asks for the events after version `since` (or a snapshot if they are too old).
     Resync {
-        /// Request id.
-        req: u64,
         /// The last version the client holds.
         since: u64,
     },
     /// Keeps the connection alive; answered with `pong`.
-    Ping {
-        /// Request id.
-        req: u64,
-    },
+    Ping,
 }
 
-impl ClientMessage {
-    /// The `type` of every client message.
-    pub const TYPES: &[&str] = &[
-        "hello",
-        "take_seat",
-        "leave_seat",
-        "update_settings",
-        "set_cpu",
-        "move_player",
-        "remove_player",
-        "transfer_host",
-        "start",
-        "move",
-        "resign",
-        "answer_resignation",
-        "offer_draw",
-        "answer_draw",
-        "take_back",
-        "claim_win",
-        "chat",
-        "rematch",
-        "resync",
-        "ping",
-    ];
-
-    /// The request id.
-    pub fn req(&self) -> u64 {
-        match self {
-            ClientMessage::Hello { req, .. }
-            | ClientMessage::TakeSeat { req, .. }
-            | ClientMessage::LeaveSeat { req, .. }
-            | ClientMessage::UpdateSettings { req, .. }
-            | ClientMessage::SetCpu { req, .. }
-            | ClientMessage::MovePlayer { req, .. }
-            | ClientMessage::RemovePlayer { req, .. }
-            | ClientMessage::TransferHost { req, .. }
-            | ClientMessage::Start { req, .. }
-            | ClientMessage::Move { req, .. }
-            | ClientMessage::Resign { req, .. }
-            | ClientMessage::AnswerResignation { req, .. }
-            | ClientMessage::OfferDraw { req, .. }
-            | ClientMessage::AnswerDraw { req, .. }
-            | ClientMessage::TakeBack { req, .. }
-            | ClientMessage::ClaimWin { req, .. }
-            | ClientMessage::Chat { req, .. }
-            | ClientMessage::Rematch { req, .. }
-            | ClientMessage::Resync { req, .. }
-            | ClientMessage::Ping { req } => *req,
-        }
+impl ClientRequest {
+    /// A request with id `req`.
+    pub fn new(req: u64, message: ClientMessage) -> Self {
+        ClientRequest { req, message }
     }
 }
 
-/// Just the request id of a message, read when the rest of it does not parse, so that the error
-/// can still name the request.
-#[derive(Clone, Copy, Debug, Deserialize)]
-pub struct Request {
-    /// The request id, if the message had one.
-    pub req: Option<u64>,
+impl ClientMessage {
+    /// The message's `type`, as on the wire (`"take_seat"`).
+    pub fn kind(&self) -> &'static str {
+        self.into()
+    }
+
+    /// The `type` of every client message, in the order of the variants.
+    pub fn kinds() -> &'static [&'static str] {
+        <Self as strum::VariantNames>::VARIANTS
+    }
+
+    /// Whether the server may have to write to storage to answer the message. Only `hello`,
+    /// `resync` and `ping` read alone: they are answered while storage takes no writes, where
+    /// every other message is refused with `storage_unavailable`. A new message writes unless it
+    /// is added here, the safe side.
+    pub fn may_write(&self) -> bool {
+        !matches!(
+            self,
+            ClientMessage::Hello { .. } | ClientMessage::Resync { .. } | ClientMessage::Ping
+        )
+    }
+
+    /// The seat the message acts for, if any (for logs; a token is never logged).
+    pub fn seat(&self) -> Option<SeatIndex> {
+        match self {
+            ClientMessage::TakeSeat { seat, .. }
+            | ClientMessage::LeaveSeat { seat, .. }
+            | ClientMessage::SetCpu { seat, .. }
+            | ClientMessage::RemovePlayer { seat, .. }
+            | ClientMessage::TransferHost { seat, .. }
+            | ClientMessage::Move { seat, .. }
+            | ClientMessage::Resign { seat, .. }
+            | ClientMessage::AnswerResignation { seat, .. }
+            | ClientMessage::OfferDraw { seat, .. }
+            | ClientMessage::AnswerDraw { seat, .. }
+            | ClientMessage::TakeBack { seat, .. }
+            | ClientMessage::ClaimWin { seat, .. } => Some(*seat),
+            ClientMessage::MovePlayer { from, .. } => Some(*from),
+            ClientMessage::Chat { seat, .. } => *seat,
+            ClientMessage::Hello { .. }
+            | ClientMessage::UpdateSettings { .. }
+            | ClientMessage::Start { .. }
+            | ClientMessage::Rematch { .. }
+            | ClientMessage::Resync { .. }
+            | ClientMessage::Ping => None,
+        }
+    }
 }

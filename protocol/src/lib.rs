@@ -2,7 +2,7 @@
 //! WebSocket, and the bodies of the HTTP API. Plain data with serde; every message is a JSON text
 //! frame tagged by `"type"`. `protocol/README.md` documents each message with an example.
 //!
-//! - [`ClientMessage`]: what a client sends. Every request carries a `req` id that the server
+//! - [`ClientRequest`]: what a client sends: a [`ClientMessage`] and a `req` id that the server
 //!   answers with an [`ServerMessage::Ack`] or an [`ServerMessage::Error`] carrying the same id.
 //! - [`ServerMessage`]: what the server sends: snapshots, room events with their version `v`,
 //!   acks and errors.
@@ -19,7 +19,7 @@ mod server;
 mod settings;
 mod views;
 
-pub use client::{ClientMessage, Request};
+pub use client::{ClientMessage, ClientRequest};
 pub use error::ErrorCode;
 pub use http::{CreateRoomResponse, ErrorBody, GameHistory, PlyRecord, RoomInfo};
 pub use seat::{NotASeat, SeatIndex, SeatSet};

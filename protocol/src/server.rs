@@ -38,8 +38,11 @@ pub enum GameChange {
 /// A message from the server.
 // Messages are built, serialised and dropped at once; their size on the stack does not matter.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Serialize, Deserialize, strum::IntoStaticStr, strum::VariantNames,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ServerMessage {
     /// Everything about the room at version `v`.
     Snapshot(Box<Snapshot>),
@@ -99,8 +102,11 @@ pub enum ServerMessage {
 
 /// Something that happened in a room.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Serialize, Deserialize, strum::IntoStaticStr, strum::VariantNames,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Event {
     /// A player took a seat.
     SeatTaken {
@@ -197,4 +203,28 @@ pub enum Event {
     },
     /// The switch-partners session's standings changed (a game ended).
     Session(SessionView),
+}
+
+impl ServerMessage {
+    /// The message's `type`, as on the wire (`"legal_moves"`).
+    pub fn kind(&self) -> &'static str {
+        self.into()
+    }
+
+    /// The `type` of every server message, in the order of the variants.
+    pub fn kinds() -> &'static [&'static str] {
+        <Self as strum::VariantNames>::VARIANTS
+    }
+}
+
+impl Event {
+    /// The event's `kind`, as on the wire (`"seat_taken"`).
+    pub fn kind(&self) -> &'static str {
+        self.into()
+    }
+
+    /// The `kind` of every event, in the order of the variants.
+    pub fn kinds() -> &'static [&'static str] {
+        <Self as strum::VariantNames>::VARIANTS
+    }
 }

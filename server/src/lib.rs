@@ -23,7 +23,7 @@
 //! | `web` | the browser client's files, embedded in the binary |
 //! | `storage` | the durable log of every room and the archive of finished games (SQLite or memory) |
 //!
-//! Data flows one way: a connection parses a frame into a `ClientMessage` and sends it to its
+//! Data flows one way: a connection parses a frame into a `ClientRequest` and sends it to its
 //! room's inbox; the room validates it against its state and the engine, answers with an ack or an
 //! error, records the events it caused (each with the next version), serialises each event once and
 //! hands the same bytes to every connection's queue.

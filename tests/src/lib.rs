@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use fourkings_protocol::{
-    ClientMessage, CreateRoomResponse, ErrorCode, Event, LegalMoves, Presence, SeatIndex,
-    ServerMessage, SettingsPatch, Snapshot,
+    ClientMessage, ClientRequest, CreateRoomResponse, ErrorCode, Event, LegalMoves, Presence,
+    SeatIndex, ServerMessage, SettingsPatch, Snapshot,
 };
 use fourkings_server::{Config, Server};
 use futures_util::{SinkExt, StreamExt};
@@ -436,9 +436,9 @@ impl Client {
         self.next_req
     }
 
-    /// Sends a message.
-    pub async fn send(&mut self, message: &ClientMessage) {
-        self.send_text(&serde_json::to_string(message).unwrap())
+    /// Sends a request.
+    pub async fn send(&mut self, request: &ClientRequest) {
+        self.send_text(&serde_json::to_string(request).unwrap())
             .await;
     }
 
@@ -468,7 +468,8 @@ impl Client {
     /// up to its `pong` (a room answers in order).
     pub async fn drain(&mut self) {
         let req = self.req();
-        self.send(&ClientMessage::Ping { req }).await;
+        self.send(&ClientRequest::new(req, ClientMessage::Ping))
+            .await;
         loop {
             if let ServerMessage::Pong { req: r, .. } = self.next().await {
                 if r == req {
@@ -539,14 +540,16 @@ impl Client {
     /// that never reads, for the too-slow-client paths.
     pub async fn flood(&mut self, host_token: &str, count: u32) -> bool {
         for i in 0..count {
-            let update = ClientMessage::UpdateSettings {
-                req: u64::from(i),
-                host_token: host_token.to_owned(),
-                settings: SettingsPatch {
-                    castling: Some(i % 2 == 0),
-                    ..SettingsPatch::default()
+            let update = ClientRequest::new(
+                u64::from(i),
+                ClientMessage::UpdateSettings {
+                    host_token: host_token.to_owned(),
+                    settings: SettingsPatch {
+                        castling: Some(i % 2 == 0),
+                        ..SettingsPatch::default()
+                    },
                 },
-            };
+            );
             let text = serde_json::to_string(&update).expect("client messages serialise");
             if self.try_send_text(&text).await.is_err() {
                 return false;
@@ -564,8 +567,7 @@ impl Client {
         mv: &str,
     ) -> ServerMessage {
         let (token, mv) = (token.to_owned(), mv.to_owned());
-        self.request(|req| ClientMessage::Move {
-            req,
+        self.request(ClientMessage::Move {
             seat,
             token,
             ply,
@@ -583,10 +585,12 @@ impl Client {
         }
     }
 
-    /// Sends a request and returns the answer to it (ack or error), skipping other messages.
-    pub async fn request(&mut self, build: impl FnOnce(u64) -> ClientMessage) -> ServerMessage {
+    /// Sends a message under a fresh request id and returns the answer to it (ack or error),
+    /// skipping other messages.
+    pub async fn request(&mut self, message: ClientMessage) -> ServerMessage {
         self.request_text(|req| {
-            serde_json::to_string(&build(req)).expect("client messages serialise")
+            serde_json::to_string(&ClientRequest::new(req, message))
+                .expect("client messages serialise")
         })
         .await
     }
@@ -611,8 +615,8 @@ impl Client {
     }
 
     /// Sends a request that must succeed; returns the ack.
-    pub async fn ok(&mut self, build: impl FnOnce(u64) -> ClientMessage) -> ServerMessage {
-        let answer = self.request(build).await;
+    pub async fn ok(&mut self, message: ClientMessage) -> ServerMessage {
+        let answer = self.request(message).await;
         assert!(
             matches!(answer, ServerMessage::Ack { .. }),
             "expected an ack, got {answer:?}"
@@ -621,8 +625,8 @@ impl Client {
     }
 
     /// Sends a request that must fail with `code`.
-    pub async fn fails(&mut self, code: ErrorCode, build: impl FnOnce(u64) -> ClientMessage) {
-        expect_error(self.request(build).await, code);
+    pub async fn fails(&mut self, code: ErrorCode, message: ClientMessage) {
+        expect_error(self.request(message).await, code);
     }
 
     /// Sends a request written as text (see [`Client::request_text`]) that must fail with `code`.
@@ -651,8 +655,7 @@ impl Client {
     /// Takes a seat and returns its token.
     pub async fn take_seat(&mut self, seat: SeatIndex, name: &str) -> String {
         match self
-            .ok(|req| ClientMessage::TakeSeat {
-                req,
+            .ok(ClientMessage::TakeSeat {
                 seat,
                 name: name.to_owned(),
             })
@@ -736,9 +739,7 @@ impl Table {
         }
         if start {
             let host_token = room.host_token.clone();
-            players[0]
-                .ok(|req| ClientMessage::Start { req, host_token })
-                .await;
+            players[0].ok(ClientMessage::Start { host_token }).await;
         }
         Table {
             room,
@@ -754,13 +755,15 @@ impl Table {
         let player = &mut self.players[seat.index()];
         let req = player.req();
         player
-            .send(&ClientMessage::Move {
+            .send(&ClientRequest::new(
                 req,
-                seat,
-                token,
-                ply,
-                mv: mv.to_owned(),
-            })
+                ClientMessage::Move {
+                    seat,
+                    token,
+                    ply,
+                    mv: mv.to_owned(),
+                },
+            ))
             .await;
         req
     }
@@ -781,7 +784,7 @@ impl Table {
     pub async fn resign(&mut self, seat: SeatIndex) {
         let token = self.tokens[seat.index()].clone();
         self.players[seat.index()]
-            .ok(|req| ClientMessage::Resign { req, seat, token })
+            .ok(ClientMessage::Resign { seat, token })
             .await;
     }
 

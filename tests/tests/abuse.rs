@@ -102,9 +102,7 @@ async fn a_flood_from_one_address_leaves_another_address_creating_and_playing() 
         .expect("another address connects");
     let token = player.take_seat(seat(0), "Ann").await;
     let host_token = room.host_token.clone();
-    player
-        .ok(|req| ClientMessage::Start { req, host_token })
-        .await;
+    player.ok(ClientMessage::Start { host_token }).await;
     let answer = player.play_move(seat(0), &token, 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
 

@@ -5,15 +5,9 @@ use fourkings_protocol::{ChatChannel, ChatLine, ClientMessage, ErrorCode, Event,
 use fourkings_tests::{Client, Table, TestServer};
 
 /// A chat message from seat number `seat`, if any.
-fn say(
-    seat: Option<u8>,
-    token: Option<String>,
-    channel: ChatChannel,
-    text: &str,
-) -> impl FnOnce(u64) -> ClientMessage {
+fn say(seat: Option<u8>, token: Option<String>, channel: ChatChannel, text: &str) -> ClientMessage {
     let text = text.to_owned();
-    move |req| ClientMessage::Chat {
-        req,
+    ClientMessage::Chat {
         channel,
         text,
         seat: seat.map(fourkings_tests::seat),
@@ -88,8 +82,7 @@ async fn room_chat_reaches_everyone_and_team_chat_only_partners() {
     let (mut yellow, _) = server.connect(&table.room.id).await;
     let token = table.tokens[2].clone();
     yellow
-        .ok(|req| ClientMessage::Hello {
-            req,
+        .ok(ClientMessage::Hello {
             seat_tokens: vec![token],
             host_token: None,
             since: None,
@@ -154,10 +147,7 @@ async fn silent_partners_have_no_team_chat_after_the_start() {
         .await;
     let host = table.room.host_token.clone();
     table.players[0]
-        .ok(|req| ClientMessage::Start {
-            req,
-            host_token: host,
-        })
+        .ok(ClientMessage::Start { host_token: host })
         .await;
     table.players[0]
         .fails(

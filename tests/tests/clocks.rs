@@ -73,13 +73,15 @@ async fn when_the_turn_limit_runs_out_the_cpu_plays_the_move_for_the_player() {
     // Red's late move is refused; the game went on.
     let token = table.tokens[0].clone();
     table.players[0]
-        .fails(ErrorCode::StalePly, |req| ClientMessage::Move {
-            req,
-            seat: seat(0),
-            token,
-            ply: 0,
-            mv: "h2h4".into(),
-        })
+        .fails(
+            ErrorCode::StalePly,
+            ClientMessage::Move {
+                seat: seat(0),
+                token,
+                ply: 0,
+                mv: "h2h4".into(),
+            },
+        )
         .await;
     // Blue moves in time: not automatic.
     let legal = table.players[1].legal_moves().await;

@@ -27,8 +27,7 @@ async fn a_room_of_cpu_seats_plays_to_the_end_on_its_own() {
         let room = server.create_room(&settings).await;
         let (mut host, _) = server.connect(&room.id).await;
         let host_token = room.host_token.clone();
-        host.ok(|req| ClientMessage::Start { req, host_token })
-            .await;
+        host.ok(ClientMessage::Start { host_token }).await;
         let result = host
             .event_where(|_, e| match e {
                 Event::Moved(m) => m.result.clone(),
@@ -92,16 +91,14 @@ async fn a_cpu_result_for_a_position_that_has_moved_on_is_dropped() {
     // Red comes back and moves before the CPU has answered.
     let (mut red, _) = server.connect(&table.room.id).await;
     let token = table.tokens[0].clone();
-    red.ok(|req| ClientMessage::Hello {
-        req,
+    red.ok(ClientMessage::Hello {
         seat_tokens: vec![token.clone()],
         host_token: None,
         since: None,
     })
     .await;
     let answer = red
-        .request(|req| ClientMessage::Move {
-            req,
+        .request(ClientMessage::Move {
             seat: seat(0),
             token,
             ply: 0,
@@ -203,8 +200,7 @@ async fn a_cpu_still_thinking_for_a_player_who_came_back_is_cancelled() {
     // Red comes back: the CPU's answer is no longer wanted, and it stops at once.
     let (mut red, _) = server.connect(&table.room.id).await;
     let token = table.tokens[0].clone();
-    red.ok(|req| ClientMessage::Hello {
-        req,
+    red.ok(ClientMessage::Hello {
         seat_tokens: vec![token],
         host_token: None,
         since: None,
@@ -241,8 +237,7 @@ async fn a_cpu_seat_thinks_within_the_turn_limit_with_a_margin() {
     let room = server.create_room(&settings).await;
     let (mut host, _) = server.connect(&room.id).await;
     let host_token = room.host_token.clone();
-    host.ok(|req| ClientMessage::Start { req, host_token })
-        .await;
+    host.ok(ClientMessage::Start { host_token }).await;
     host.event_where(|_, e| match e {
         Event::Moved(m) => m.result.clone(),
         _ => None,
@@ -285,12 +280,9 @@ async fn offer_draw_to_cpus(strategy: Arc<dyn Strategy>) -> GameChange {
     let (mut person, _) = server.connect(&room.id).await;
     let token = person.take_seat(seat(0), "person").await;
     let host_token = room.host_token.clone();
+    person.ok(ClientMessage::Start { host_token }).await;
     person
-        .ok(|req| ClientMessage::Start { req, host_token })
-        .await;
-    person
-        .ok(|req| ClientMessage::OfferDraw {
-            req,
+        .ok(ClientMessage::OfferDraw {
             seat: seat(0),
             token,
         })
@@ -381,15 +373,14 @@ async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
     // The game ends and a new one begins, Red to move first again, in the same position.
     let blue_token = table.tokens[1].clone();
     table.players[0]
-        .ok(|req| ClientMessage::Resign {
-            req,
+        .ok(ClientMessage::Resign {
             seat: seat(1),
             token: blue_token,
         })
         .await;
     let host_token = table.room.host_token.clone();
     table.players[0]
-        .ok(|req| ClientMessage::Rematch { req, host_token })
+        .ok(ClientMessage::Rematch { host_token })
         .await;
     let second = eventually(WAIT, || async { held.calls.load(Ordering::SeqCst) == 2 }).await;
     assert!(second, "the CPU thinks for Red in the new game");
@@ -444,8 +435,7 @@ async fn a_cpu_result_from_before_a_takeback_is_not_played() {
     // Yellow takes Red's move back with a lifeline, and Red plays another.
     let yellow_token = table.tokens[2].clone();
     table.players[1]
-        .ok(|req| ClientMessage::TakeBack {
-            req,
+        .ok(ClientMessage::TakeBack {
             seat: seat(2),
             token: yellow_token,
         })

@@ -28,9 +28,7 @@ async fn play_room(server: Arc<TestServer>, ready: Arc<Barrier>) -> Vec<Duration
     // Every room is set up before any game starts: the setup is not what is measured.
     ready.wait().await;
     let host_token = room.host_token.clone();
-    person
-        .ok(|req| ClientMessage::Start { req, host_token })
-        .await;
+    person.ok(ClientMessage::Start { host_token }).await;
     let mut latencies = Vec::new();
     let mut first = true;
     while latencies.len() < MOVES {
@@ -46,8 +44,7 @@ async fn play_room(server: Arc<TestServer>, ready: Arc<Barrier>) -> Vec<Duration
         let (mv, ply, token) = (moves.moves[0].clone(), moves.ply, token.clone());
         let sent = Instant::now();
         let answer = person
-            .request(|req| ClientMessage::Move {
-                req,
+            .request(ClientMessage::Move {
                 seat: seat(0),
                 token,
                 ply,

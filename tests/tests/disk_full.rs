@@ -139,13 +139,13 @@ async fn a_full_disk_is_loud_bounded_recovered_from_and_a_shutdown_during_it_tel
     assert!(stopped, "readiness says storage stopped");
     let began = std::time::Instant::now();
     client
-        .fails(ErrorCode::StorageUnavailable, |req| {
+        .fails(
+            ErrorCode::StorageUnavailable,
             ClientMessage::TakeSeat {
-                req,
                 seat: seat(1),
                 name: "Bob".into(),
-            }
-        })
+            },
+        )
         .await;
     assert!(
         began.elapsed() < Duration::from_secs(2),

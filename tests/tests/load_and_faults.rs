@@ -29,8 +29,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{
-    ClientMessage, ErrorCode, Event, GameStatus, LegalMoves, SeatIndex, ServerMessage,
-    SettingsPatch,
+    ClientMessage, ClientRequest, ErrorCode, Event, GameStatus, LegalMoves, SeatIndex,
+    ServerMessage, SettingsPatch,
 };
 use fourkings_tests::model::{Model, Step};
 use fourkings_tests::{Client, TestServer, WAIT};
@@ -208,7 +208,7 @@ impl Player {
         player.model.adopt(&snapshot).map_err(|e| player.fail(e))?;
         let name = format!("player {seat}");
         let answer = player
-            .request(|req| ClientMessage::TakeSeat { req, seat, name })
+            .request(ClientMessage::TakeSeat { seat, name })
             .await?;
         match answer {
             ServerMessage::Ack {
@@ -221,14 +221,11 @@ impl Player {
     }
 
     /// Sends a request and handles everything else until its answer, which it returns.
-    async fn request(
-        &mut self,
-        build: impl FnOnce(u64) -> ClientMessage,
-    ) -> Result<ServerMessage, String> {
+    async fn request(&mut self, message: ClientMessage) -> Result<ServerMessage, String> {
         self.reset_progress();
         let client = self.client();
         let req = client.req();
-        client.send(&build(req)).await;
+        client.send(&ClientRequest::new(req, message)).await;
         loop {
             let message = self.next(Instant::now() + WAIT).await?;
             match message {
@@ -343,12 +340,14 @@ impl Player {
         self.hello_with_version = since.is_some();
         let req = client.req();
         client
-            .send(&ClientMessage::Hello {
+            .send(&ClientRequest::new(
                 req,
-                seat_tokens: vec![self.token.clone()],
-                host_token: None,
-                since,
-            })
+                ClientMessage::Hello {
+                    seat_tokens: vec![self.token.clone()],
+                    host_token: None,
+                    since,
+                },
+            ))
             .await;
         self.client = Some(client);
         self.catching_up = Some(req);
@@ -360,7 +359,9 @@ impl Player {
         let since = self.model.v;
         let client = self.client();
         let req = client.req();
-        client.send(&ClientMessage::Resync { req, since }).await;
+        client
+            .send(&ClientRequest::new(req, ClientMessage::Resync { since }))
+            .await;
         self.catching_up = Some(req);
     }
 
@@ -543,13 +544,15 @@ impl Player {
         let client = self.client();
         let req = client.req();
         client
-            .send(&ClientMessage::Move {
+            .send(&ClientRequest::new(
                 req,
-                seat,
-                token,
-                ply,
-                mv: mv.clone(),
-            })
+                ClientMessage::Move {
+                    seat,
+                    token,
+                    ply,
+                    mv: mv.clone(),
+                },
+            ))
             .await;
         self.stats.moves_sent += 1;
         self.pending.insert(req, (ply, mv));
@@ -572,7 +575,9 @@ impl Player {
             let generation = self.generation;
             let client = self.client();
             let req = client.req();
-            client.send(&ClientMessage::Ping { req }).await;
+            client
+                .send(&ClientRequest::new(req, ClientMessage::Ping))
+                .await;
             let mut answered = false;
             while !answered && self.generation == generation {
                 match self.next(deadline).await? {
@@ -619,7 +624,7 @@ async fn run_room(
     deadline: Instant,
 ) -> Result<Vec<Player>, String> {
     let answer = players[0]
-        .request(|req| ClientMessage::Start { req, host_token })
+        .request(ClientMessage::Start { host_token })
         .await?;
     if !matches!(answer, ServerMessage::Ack { .. }) {
         return Err(players[0].fail(format!("start answered {answer:?}")));
@@ -881,7 +886,8 @@ async fn a_client_that_pauses_reading_gets_every_event_in_order() {
     assert!(host.flood(&room.host_token, UPDATES).await);
     // A ping answers after every event of the flood: the host counts the changes (an update that
     // changes nothing makes no event).
-    host.send(&ClientMessage::Ping { req: u64::MAX }).await;
+    host.send(&ClientRequest::new(u64::MAX, ClientMessage::Ping))
+        .await;
     let mut expected = 0;
     loop {
         match host.next().await {

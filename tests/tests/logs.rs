@@ -90,8 +90,7 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
     let ann_token = ann.take_seat(seat(0), "Ann").await;
     let cleo_token = cleo.take_seat(seat(2), "Cleo").await;
     secrets.extend([ann_token.clone(), cleo_token.clone()]);
-    ann.ok(|req| ClientMessage::Chat {
-        req,
+    ann.ok(ClientMessage::Chat {
         channel: ChatChannel::Team,
         text: "good luck".into(),
         seat: Some(seat(0)),
@@ -102,8 +101,7 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
     let guess = "GuessedTokenAbcdefghij".to_owned();
     secrets.push(guess.clone());
     let answer = cleo
-        .request(|req| ClientMessage::Move {
-            req,
+        .request(ClientMessage::Move {
             seat: seat(2),
             token: guess,
             ply: 0,
@@ -112,7 +110,7 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
         .await;
     assert!(matches!(answer, ServerMessage::Error { .. }), "{answer:?}");
     let host_token = room.host_token.clone();
-    ann.ok(|req| ClientMessage::Start { req, host_token }).await;
+    ann.ok(ClientMessage::Start { host_token }).await;
     for _ in 0..MOVES {
         if !play_one(&mut ann, seat(0), &ann_token).await
             || !play_one(&mut cleo, seat(2), &cleo_token).await
@@ -125,8 +123,7 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
     let mut cleo = open(&base, &room.id).await;
     let token = cleo_token.clone();
     let host_token = Some(room.host_token.clone());
-    cleo.ok(|req| ClientMessage::Hello {
-        req,
+    cleo.ok(ClientMessage::Hello {
         seat_tokens: vec![token],
         host_token,
         since: None,

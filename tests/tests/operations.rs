@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{
-    ChatChannel, ClientMessage, ErrorBody, ErrorCode, Event, Presence, ServerMessage, SettingsPatch,
+    ChatChannel, ClientMessage, ClientRequest, ErrorBody, ErrorCode, Event, Presence,
+    ServerMessage, SettingsPatch,
 };
 use fourkings_tests::doubles::TestStorage;
 use fourkings_tests::{Store, Table, TestServer, seat};
@@ -105,8 +106,7 @@ async fn metrics_count_what_a_game_did() {
         .await;
     let (mut blue, _) = server.connect(&table.room.id).await;
     let token = table.tokens[1].clone();
-    blue.ok(|req| ClientMessage::Hello {
-        req,
+    blue.ok(ClientMessage::Hello {
         seat_tokens: vec![token],
         host_token: None,
         since: None,
@@ -116,8 +116,7 @@ async fn metrics_count_what_a_game_did() {
     // Red resigns: the game is over.
     let red = table.tokens[0].clone();
     table.players[0]
-        .ok(|req| ClientMessage::Resign {
-            req,
+        .ok(ClientMessage::Resign {
             seat: seat(0),
             token: red,
         })
@@ -128,13 +127,10 @@ async fn metrics_count_what_a_game_did() {
     let (mut person, _) = server.connect(&room.id).await;
     let token = person.take_seat(seat(0), "solo").await;
     let host_token = room.host_token.clone();
-    person
-        .ok(|req| ClientMessage::Start { req, host_token })
-        .await;
+    person.ok(ClientMessage::Start { host_token }).await;
     let (mut spectator, _) = server.connect(&room.id).await;
     let answer = person
-        .request(|req| ClientMessage::Move {
-            req,
+        .request(ClientMessage::Move {
             seat: seat(0),
             token: token.clone(),
             ply: 0,
@@ -268,13 +264,15 @@ async fn a_shutdown_ends_within_its_time_even_when_storage_hangs() {
     storage.set_open(false);
     // A chat line: the room hands it to storage, which never finishes; the room waits for it.
     watcher
-        .send(&ClientMessage::Chat {
-            req: 1,
-            channel: ChatChannel::Spectators,
-            text: "hello".into(),
-            seat: None,
-            token: None,
-        })
+        .send(&ClientRequest::new(
+            1,
+            ClientMessage::Chat {
+                channel: ChatChannel::Spectators,
+                text: "hello".into(),
+                seat: None,
+                token: None,
+            },
+        ))
         .await;
     let closing = tokio::spawn(async move {
         let (messages, code) = watcher.until_closed().await;

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use fourkings_engine::{Game, Move, Seat};
-use fourkings_protocol::{ClientMessage, CpuLevel, Event, ServerMessage, SettingsPatch, close};
+use fourkings_protocol::{
+    ClientMessage, ClientRequest, CpuLevel, Event, ServerMessage, SettingsPatch, close,
+};
 use fourkings_server::cpu::{CpuRequest, RandomMover, Strategy};
 use fourkings_tests::{Client, Store, TestServer, WAIT, eventually, seat};
 
@@ -60,9 +62,7 @@ async fn a_cpu_search_that_panics_is_replaced_by_a_legal_move_and_counted() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut watcher, _) = server.connect(&room.id).await;
     let host_token = room.host_token.clone();
-    watcher
-        .ok(|req| ClientMessage::Start { req, host_token })
-        .await;
+    watcher.ok(ClientMessage::Start { host_token }).await;
     let moves = moves_seen(&mut watcher, 8).await;
     assert_eq!(moves.len(), 8, "the game goes on: {moves:?}");
     let counted = eventually(WAIT, || async {
@@ -86,9 +86,7 @@ async fn person_against_cpus(server: &TestServer) -> (String, Client, String) {
     let (mut person, _) = server.connect(&room.id).await;
     let token = person.take_seat(seat(0), "person").await;
     let host_token = room.host_token.clone();
-    person
-        .ok(|req| ClientMessage::Start { req, host_token })
-        .await;
+    person.ok(ClientMessage::Start { host_token }).await;
     (room.id, person, token)
 }
 
@@ -97,11 +95,13 @@ async fn person_against_cpus(server: &TestServer) -> (String, Client, String) {
 async fn offer_draw_and_be_closed(person: &mut Client, token: &str) -> Option<u16> {
     let req = person.req();
     person
-        .send(&ClientMessage::OfferDraw {
+        .send(&ClientRequest::new(
             req,
-            seat: seat(0),
-            token: token.to_owned(),
-        })
+            ClientMessage::OfferDraw {
+                seat: seat(0),
+                token: token.to_owned(),
+            },
+        ))
         .await;
     let (messages, code) = person.until_closed().await;
     assert!(
@@ -132,8 +132,7 @@ async fn a_room_whose_task_panics_is_rebuilt_from_storage_and_set_aside_if_it_ke
     let game = snapshot.game.expect("the game is still on");
     assert_eq!(game.moves.len(), 4, "{:?}", game.moves);
     person
-        .ok(|req| ClientMessage::Hello {
-            req,
+        .ok(ClientMessage::Hello {
             seat_tokens: vec![token.clone()],
             host_token: None,
             since: None,
@@ -155,8 +154,7 @@ async fn a_room_whose_task_panics_is_rebuilt_from_storage_and_set_aside_if_it_ke
     for rebuilt in 2..=4 {
         let (mut again, _) = server.connect(&room).await;
         again
-            .ok(|req| ClientMessage::Hello {
-                req,
+            .ok(ClientMessage::Hello {
                 seat_tokens: vec![token.clone()],
                 host_token: None,
                 since: None,

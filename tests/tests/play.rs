@@ -92,52 +92,62 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store
     let blue = table.tokens[1].clone();
     // Blue out of turn.
     table.players[1]
-        .fails(ErrorCode::NotYourTurn, |req| ClientMessage::Move {
-            req,
-            seat: seat(1),
-            token: blue.clone(),
-            ply: 0,
-            mv: "b7c7".into(),
-        })
+        .fails(
+            ErrorCode::NotYourTurn,
+            ClientMessage::Move {
+                seat: seat(1),
+                token: blue.clone(),
+                ply: 0,
+                mv: "b7c7".into(),
+            },
+        )
         .await;
     // Blue's token for Red's seat.
     table.players[1]
-        .fails(ErrorCode::BadToken, |req| ClientMessage::Move {
-            req,
-            seat: seat(0),
-            token: blue.clone(),
-            ply: 0,
-            mv: "h2h4".into(),
-        })
+        .fails(
+            ErrorCode::BadToken,
+            ClientMessage::Move {
+                seat: seat(0),
+                token: blue.clone(),
+                ply: 0,
+                mv: "h2h4".into(),
+            },
+        )
         .await;
     // The wrong ply.
     table.players[0]
-        .fails(ErrorCode::StalePly, |req| ClientMessage::Move {
-            req,
-            seat: seat(0),
-            token: red.clone(),
-            ply: 3,
-            mv: "h2h4".into(),
-        })
+        .fails(
+            ErrorCode::StalePly,
+            ClientMessage::Move {
+                seat: seat(0),
+                token: red.clone(),
+                ply: 3,
+                mv: "h2h4".into(),
+            },
+        )
         .await;
     // Illegal and malformed moves.
     table.players[0]
-        .fails(ErrorCode::IllegalMove, |req| ClientMessage::Move {
-            req,
-            seat: seat(0),
-            token: red.clone(),
-            ply: 0,
-            mv: "h2h5".into(),
-        })
+        .fails(
+            ErrorCode::IllegalMove,
+            ClientMessage::Move {
+                seat: seat(0),
+                token: red.clone(),
+                ply: 0,
+                mv: "h2h5".into(),
+            },
+        )
         .await;
     table.players[0]
-        .fails(ErrorCode::BadMove, |req| ClientMessage::Move {
-            req,
-            seat: seat(0),
-            token: red.clone(),
-            ply: 0,
-            mv: "h2-h4!".into(),
-        })
+        .fails(
+            ErrorCode::BadMove,
+            ClientMessage::Move {
+                seat: seat(0),
+                token: red.clone(),
+                ply: 0,
+                mv: "h2-h4!".into(),
+            },
+        )
         .await;
     // The move, then its resend: the resend is stale and changes nothing.
     assert!(matches!(
@@ -145,13 +155,15 @@ async fn only_the_seat_to_move_with_its_token_for_the_current_ply_may_move(store
         ServerMessage::Ack { .. }
     ));
     table.players[0]
-        .fails(ErrorCode::StalePly, |req| ClientMessage::Move {
-            req,
-            seat: seat(0),
-            token: red.clone(),
-            ply: 0,
-            mv: "h2h4".into(),
-        })
+        .fails(
+            ErrorCode::StalePly,
+            ClientMessage::Move {
+                seat: seat(0),
+                token: red.clone(),
+                ply: 0,
+                mv: "h2h4".into(),
+            },
+        )
         .await;
     let info: fourkings_protocol::RoomInfo = server
         .get(&format!("/api/rooms/{}", table.room.id))
@@ -172,8 +184,7 @@ async fn resignation_with_the_partners_consent(store: Store) {
     let red = table.tokens[0].clone();
     let yellow = table.tokens[2].clone();
     table.players[0]
-        .ok(|req| ClientMessage::Resign {
-            req,
+        .ok(ClientMessage::Resign {
             seat: seat(0),
             token: red.clone(),
         })
@@ -187,33 +198,30 @@ async fn resignation_with_the_partners_consent(store: Store) {
     // Blue cannot answer for Yellow; Yellow declines, then Red asks again and Yellow agrees.
     let blue = table.tokens[1].clone();
     table.players[1]
-        .fails(ErrorCode::NoResignationRequest, |req| {
+        .fails(
+            ErrorCode::NoResignationRequest,
             ClientMessage::AnswerResignation {
-                req,
                 seat: seat(1),
                 token: blue.clone(),
                 accept: true,
-            }
-        })
+            },
+        )
         .await;
     table.players[2]
-        .ok(|req| ClientMessage::AnswerResignation {
-            req,
+        .ok(ClientMessage::AnswerResignation {
             seat: seat(2),
             token: yellow.clone(),
             accept: false,
         })
         .await;
     table.players[0]
-        .ok(|req| ClientMessage::Resign {
-            req,
+        .ok(ClientMessage::Resign {
             seat: seat(0),
             token: red.clone(),
         })
         .await;
     table.players[2]
-        .ok(|req| ClientMessage::AnswerResignation {
-            req,
+        .ok(ClientMessage::AnswerResignation {
             seat: seat(2),
             token: yellow.clone(),
             accept: true,
@@ -240,8 +248,7 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
     let tokens = table.tokens.clone();
     // Red offers, then moves: the offer lapses.
     table.players[0]
-        .ok(|req| ClientMessage::OfferDraw {
-            req,
+        .ok(ClientMessage::OfferDraw {
             seat: seat(0),
             token: tokens[0].clone(),
         })
@@ -256,17 +263,18 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
         ServerMessage::Ack { .. }
     ));
     table.players[1]
-        .fails(ErrorCode::NoDrawOffer, |req| ClientMessage::AnswerDraw {
-            req,
-            seat: seat(1),
-            token: tokens[1].clone(),
-            accept: true,
-        })
+        .fails(
+            ErrorCode::NoDrawOffer,
+            ClientMessage::AnswerDraw {
+                seat: seat(1),
+                token: tokens[1].clone(),
+                accept: true,
+            },
+        )
         .await;
     // Blue offers; three agree, one by one; only the fourth agreement draws the game.
     table.players[1]
-        .ok(|req| ClientMessage::OfferDraw {
-            req,
+        .ok(ClientMessage::OfferDraw {
             seat: seat(1),
             token: tokens[1].clone(),
         })
@@ -274,8 +282,7 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
     for seat in [seat(2), seat(3)] {
         let token = tokens[seat.index()].clone();
         table.players[seat.index()]
-            .ok(|req| ClientMessage::AnswerDraw {
-                req,
+            .ok(ClientMessage::AnswerDraw {
                 seat,
                 token,
                 accept: true,
@@ -288,8 +295,7 @@ async fn a_draw_needs_everyone_still_in_and_an_offer_lapses_after_the_next_move(
         "Red has not agreed yet"
     );
     table.players[0]
-        .ok(|req| ClientMessage::AnswerDraw {
-            req,
+        .ok(ClientMessage::AnswerDraw {
             seat: seat(0),
             token: tokens[0].clone(),
             accept: true,
@@ -311,27 +317,27 @@ async fn a_declined_draw_offer_ends(store: Store) {
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let tokens = table.tokens.clone();
     table.players[0]
-        .ok(|req| ClientMessage::OfferDraw {
-            req,
+        .ok(ClientMessage::OfferDraw {
             seat: seat(0),
             token: tokens[0].clone(),
         })
         .await;
     table.players[3]
-        .ok(|req| ClientMessage::AnswerDraw {
-            req,
+        .ok(ClientMessage::AnswerDraw {
             seat: seat(3),
             token: tokens[3].clone(),
             accept: false,
         })
         .await;
     table.players[1]
-        .fails(ErrorCode::NoDrawOffer, |req| ClientMessage::AnswerDraw {
-            req,
-            seat: seat(1),
-            token: tokens[1].clone(),
-            accept: true,
-        })
+        .fails(
+            ErrorCode::NoDrawOffer,
+            ClientMessage::AnswerDraw {
+                seat: seat(1),
+                token: tokens[1].clone(),
+                accept: true,
+            },
+        )
         .await;
 }
 
@@ -350,17 +356,16 @@ async fn a_lifeline_takes_the_teams_move_back_and_that_move_cannot_be_replayed(s
     ));
     // Blue's team may not take back Red's move; Yellow (Red's partner) may.
     table.players[1]
-        .fails(ErrorCode::NothingToTakeBack, |req| {
+        .fails(
+            ErrorCode::NothingToTakeBack,
             ClientMessage::TakeBack {
-                req,
                 seat: seat(1),
                 token: tokens[1].clone(),
-            }
-        })
+            },
+        )
         .await;
     table.players[2]
-        .ok(|req| ClientMessage::TakeBack {
-            req,
+        .ok(ClientMessage::TakeBack {
             seat: seat(2),
             token: tokens[2].clone(),
         })
@@ -404,21 +409,25 @@ async fn claiming_the_win_goes_through_the_same_path(store: Store) {
     let tokens = table.tokens.clone();
     // Nobody leads by more than 20 with two players left: the claim is refused with its code.
     table.players[0]
-        .fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin {
-            req,
-            seat: seat(0),
-            token: tokens[0].clone(),
-        })
+        .fails(
+            ErrorCode::CannotClaim,
+            ClientMessage::ClaimWin {
+                seat: seat(0),
+                token: tokens[0].clone(),
+            },
+        )
         .await;
     // In Teams there is no claim.
     let mut teams = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let token = teams.tokens[0].clone();
     teams.players[0]
-        .fails(ErrorCode::NotAllowed, |req| ClientMessage::ClaimWin {
-            req,
-            seat: seat(0),
-            token,
-        })
+        .fails(
+            ErrorCode::NotAllowed,
+            ClientMessage::ClaimWin {
+                seat: seat(0),
+                token,
+            },
+        )
         .await;
 }
 
@@ -429,8 +438,7 @@ async fn a_free_for_all_resignation_puts_the_player_out_and_the_game_goes_on(sto
     let mut table = Table::seat_four(&server, &settings, true).await;
     let tokens = table.tokens.clone();
     table.players[1]
-        .ok(|req| ClientMessage::Resign {
-            req,
+        .ok(ClientMessage::Resign {
             seat: seat(1),
             token: tokens[1].clone(),
         })

@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 
 use fourkings_protocol::{
-    ClientMessage, CreateRoomResponse, ErrorBody, ErrorCode, Event, GameHistory, RoomInfo,
-    ServerMessage, SettingsPatch,
+    ClientMessage, ClientRequest, CreateRoomResponse, ErrorBody, ErrorCode, Event, GameHistory,
+    RoomInfo, ServerMessage, SettingsPatch,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -70,66 +70,21 @@ fn round_trip<T: DeserializeOwned + Serialize>(value: &Value) -> Result<(T, Valu
 /// What the examples showed.
 #[derive(Default)]
 struct Seen {
-    client_types: BTreeSet<String>,
+    client_types: BTreeSet<&'static str>,
     server_types: BTreeSet<&'static str>,
     event_kinds: BTreeSet<&'static str>,
     labels: BTreeSet<String>,
 }
-
-/// Defines a list of variant names and a function that names a value's variant with a match
-/// without a wildcard: a new variant does not compile here until it is listed, and then the
-/// examples must show it.
-macro_rules! variant_names {
-    ($list:ident, $name_of:ident, $ty:ident { $($variant:ident => $name:literal,)* }) => {
-        const $list: &[&str] = &[$($name),*];
-
-        fn $name_of(value: &$ty) -> &'static str {
-            match value {
-                $($ty::$variant { .. } => $name,)*
-            }
-        }
-    };
-}
-
-variant_names!(SERVER_TYPES, server_type, ServerMessage {
-    Snapshot => "snapshot",
-    Event => "event",
-    LegalMoves => "legal_moves",
-    Ack => "ack",
-    Error => "error",
-    Pong => "pong",
-});
-
-variant_names!(EVENT_KINDS, event_kind, Event {
-    SeatTaken => "seat_taken",
-    SeatLeft => "seat_left",
-    PlayerMoved => "player_moved",
-    CpuSeat => "cpu_seat",
-    SettingsChanged => "settings_changed",
-    HostChanged => "host_changed",
-    HostToken => "host_token",
-    Hidden => "hidden",
-    Started => "started",
-    Moved => "moved",
-    GameChanged => "game_changed",
-    Presence => "presence",
-    Chat => "chat",
-    Rematch => "rematch",
-    Session => "session",
-});
 
 /// Checks one JSON block; returns what is wrong with it.
 fn check(block: &Block, label: &str, seen: &mut Seen) -> Result<(), String> {
     let value: Value = serde_json::from_str(&block.body).map_err(|e| format!("not JSON: {e}"))?;
     let back = match label {
         "client" => {
-            let (message, mut back) = round_trip::<ClientMessage>(&value)?;
-            let kind = value["type"].as_str().unwrap_or_default().to_owned();
-            if !ClientMessage::TYPES.contains(&kind.as_str()) {
-                return Err(format!("{kind:?} is not in ClientMessage::TYPES"));
-            }
-            if message.req() != value["req"].as_u64().unwrap_or(u64::MAX) {
-                return Err("the req did not survive".into());
+            let (request, mut back) = round_trip::<ClientRequest>(&value)?;
+            let kind = request.message.kind();
+            if value["type"] != kind {
+                return Err(format!("type {} is not {kind:?}", value["type"]));
             }
             seen.client_types.insert(kind);
             // Optional fields may be left out of a request: drop the defaults the type filled in.
@@ -142,13 +97,13 @@ fn check(block: &Block, label: &str, seen: &mut Seen) -> Result<(), String> {
         }
         "server" => {
             let (message, back) = round_trip::<ServerMessage>(&value)?;
-            let kind = server_type(&message);
+            let kind = message.kind();
             if value["type"] != kind {
                 return Err(format!("type {} is not {kind:?}", value["type"]));
             }
             seen.server_types.insert(kind);
             if let ServerMessage::Event { event, .. } = &message {
-                let kind = event_kind(event);
+                let kind = event.kind();
                 if value["event"]["kind"] != kind {
                     return Err(format!("kind {} is not {kind:?}", value["event"]["kind"]));
                 }
@@ -214,7 +169,7 @@ fn every_example_parses_into_its_type_and_back() {
 #[test]
 fn every_client_message_has_an_example() {
     let seen = examples();
-    let missing: Vec<_> = ClientMessage::TYPES
+    let missing: Vec<_> = ClientMessage::kinds()
         .iter()
         .filter(|t| !seen.client_types.contains(**t))
         .collect();
@@ -224,7 +179,7 @@ fn every_client_message_has_an_example() {
 #[test]
 fn every_server_message_and_event_has_an_example() {
     let seen = examples();
-    let missing: Vec<_> = SERVER_TYPES
+    let missing: Vec<_> = ServerMessage::kinds()
         .iter()
         .filter(|t| !seen.server_types.contains(**t))
         .collect();
@@ -232,7 +187,7 @@ fn every_server_message_and_event_has_an_example() {
         missing.is_empty(),
         "no example of server message {missing:?}"
     );
-    let missing: Vec<_> = EVENT_KINDS
+    let missing: Vec<_> = Event::kinds()
         .iter()
         .filter(|k| !seen.event_kinds.contains(**k))
         .collect();
@@ -278,4 +233,44 @@ fn the_error_table_lists_every_error_code_once() {
         );
     }
     assert_eq!(table.len(), ErrorCode::ALL.len());
+}
+
+/// The first column of the table that opens the section `heading` (`## Client messages`): the
+/// names in backticks, in order.
+fn table_names(heading: &str) -> Vec<String> {
+    let section = DOC
+        .split_once(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("protocol/README.md has no {heading:?}"))
+        .1;
+    section
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .skip(2)
+        .filter_map(|row| {
+            let first = row.split('|').nth(1)?.trim();
+            Some(first.trim_matches('`').to_owned())
+        })
+        .collect()
+}
+
+/// A message added to the types and forgotten in the document's tables fails here, and so does
+/// a table row for a message that is gone: the tables list every name once, in the types' order.
+#[test]
+fn the_tables_list_every_message_and_event_in_the_types_order() {
+    for (heading, kinds) in [
+        ("## Client messages", ClientMessage::kinds()),
+        ("## Server messages", ServerMessage::kinds()),
+        ("## Events", Event::kinds()),
+    ] {
+        assert_eq!(table_names(heading), kinds, "the table under {heading:?}");
+        for kind in kinds {
+            let named = format!("`{kind}`");
+            assert!(
+                DOC.lines()
+                    .any(|line| line.starts_with("### ") && line.contains(&named)),
+                "protocol/README.md has no section headed {named}"
+            );
+        }
+    }
 }

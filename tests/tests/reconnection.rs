@@ -6,7 +6,8 @@
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{
-    ClientMessage, ErrorCode, Event, GameChange, Presence, SeatIndex, ServerMessage, SettingsPatch,
+    ClientMessage, ClientRequest, ErrorCode, Event, GameChange, Presence, SeatIndex, ServerMessage,
+    SettingsPatch,
 };
 use fourkings_tests::{
     Client, Store, Table, TestServer, WAIT, eventually, now_ms, on_every_store, seat,
@@ -27,8 +28,7 @@ async fn reconnect(server: &TestServer, room: &str, token: &str) -> Client {
     let (mut client, _) = server.connect(room).await;
     let token = token.to_owned();
     client
-        .ok(|req| ClientMessage::Hello {
-            req,
+        .ok(ClientMessage::Hello {
             seat_tokens: vec![token],
             host_token: None,
             since: None,
@@ -63,8 +63,7 @@ async fn a_player_back_within_the_grace_period_keeps_the_seat_and_others_see_onl
     assert_eq!(legal.seat, seat(1));
     let token = table.tokens[1].clone();
     let mv = legal.moves[0].clone();
-    blue.ok(|req| ClientMessage::Move {
-        req,
+    blue.ok(ClientMessage::Move {
         seat: seat(1),
         token,
         ply: 1,
@@ -151,11 +150,13 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
     let tokens = table.tokens.clone();
     // Too early: nobody is away.
     table.players[1]
-        .fails(ErrorCode::CannotClaim, |req| ClientMessage::ClaimWin {
-            req,
-            seat: seat(1),
-            token: tokens[1].clone(),
-        })
+        .fails(
+            ErrorCode::CannotClaim,
+            ClientMessage::ClaimWin {
+                seat: seat(1),
+                token: tokens[1].clone(),
+            },
+        )
         .await;
     let w2 = table.players.remove(2);
     w2.close().await;
@@ -177,8 +178,7 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
         "no CPU plays in Duo"
     );
     table.players[1]
-        .ok(|req| ClientMessage::ClaimWin {
-            req,
+        .ok(ClientMessage::ClaimWin {
             seat: seat(1),
             token: tokens[1].clone(),
         })
@@ -242,7 +242,9 @@ async fn a_quiet_client_that_answers_pings_stays_connected(store: Store) {
     // them on a busy machine.
     assert!((5..=11).contains(&pings), "{pings} pings in ten heartbeats");
     let req = client.req();
-    client.send(&ClientMessage::Ping { req }).await;
+    client
+        .send(&ClientRequest::new(req, ClientMessage::Ping))
+        .await;
     let before = now_ms();
     match client.next().await {
         // The server's clock, this machine's here: a reference even without a timed game.

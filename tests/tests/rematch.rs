@@ -9,7 +9,7 @@ use fourkings_tests::{Client, Table, TestServer, seat};
 async fn resign(table: &mut Table, seat: SeatIndex) {
     let token = table.tokens[seat.index()].clone();
     table.players[seat.index()]
-        .ok(|req| ClientMessage::Resign { req, seat, token })
+        .ok(ClientMessage::Resign { seat, token })
         .await;
 }
 
@@ -22,10 +22,7 @@ async fn rematch(
 ) {
     let host = table.room.host_token.clone();
     table.players[0]
-        .ok(|req| ClientMessage::Rematch {
-            req,
-            host_token: host,
-        })
+        .ok(ClientMessage::Rematch { host_token: host })
         .await;
     table.players[0]
         .event_where(|_, e| match e {
@@ -54,18 +51,20 @@ async fn a_rematch_keeps_the_seats_and_moves_the_first_seat_on() {
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let host = table.room.host_token.clone();
     table.players[0]
-        .fails(ErrorCode::NotFinished, |req| ClientMessage::Rematch {
-            req,
-            host_token: host.clone(),
-        })
+        .fails(
+            ErrorCode::NotFinished,
+            ClientMessage::Rematch {
+                host_token: host.clone(),
+            },
+        )
         .await;
     resign(&mut table, seat(1)).await;
     let token = table.tokens[1].clone();
     table.players[1]
-        .fails(ErrorCode::NotHost, |req| ClientMessage::Rematch {
-            req,
-            host_token: token,
-        })
+        .fails(
+            ErrorCode::NotHost,
+            ClientMessage::Rematch { host_token: token },
+        )
         .await;
     let (seats, game, moves) = rematch(&mut table).await;
     assert_eq!(moves, None);
@@ -131,8 +130,7 @@ async fn a_duo_rematch_starts_with_white_and_moves_the_people_round_the_seats() 
     // sat at B1, now W1, resigns for White.)
     let token = table.tokens[1].clone();
     table.players[1]
-        .ok(|req| ClientMessage::Resign {
-            req,
+        .ok(ClientMessage::Resign {
             seat: seat(0),
             token,
         })
@@ -193,7 +191,7 @@ async fn a_switch_partners_session_plays_every_pairing_once_and_ends_with_standi
     for seat in SeatIndex::ALL {
         let token = table.tokens[seat.index()].clone();
         table.players[seat.index()]
-            .ok(|req| ClientMessage::OfferDraw { req, seat, token })
+            .ok(ClientMessage::OfferDraw { seat, token })
             .await;
     }
     let view = loop {

@@ -1,7 +1,9 @@
 //! Issue 3, item 5: versions and resync. Each test runs with each store, in memory and on a
 //! SQLite file.
 
-use fourkings_protocol::{ClientMessage, ErrorCode, Event, ServerMessage, SettingsPatch};
+use fourkings_protocol::{
+    ClientMessage, ClientRequest, ErrorCode, Event, ServerMessage, SettingsPatch,
+};
 use fourkings_tests::{Client, Store, Table, TestServer, on_every_store, seat};
 
 /// Everything a client receives until it has seen the event with version `v`.
@@ -26,8 +28,7 @@ async fn every_event_adds_one_to_the_version_for_everyone(store: Store) {
     a.take_seat(seat(1), "ana").await;
     let host = room.host_token.clone();
     // A per-seat event (the host token for seat 1) is hidden from others but keeps the count.
-    a.ok(|req| ClientMessage::TransferHost {
-        req,
+    a.ok(ClientMessage::TransferHost {
         host_token: host.clone(),
         seat: seat(1),
     })
@@ -63,12 +64,14 @@ async fn a_client_that_reconnects_with_its_version_gets_exactly_what_it_missed(s
     let token = table.tokens[3].clone();
     let req = green.req();
     green
-        .send(&ClientMessage::Hello {
+        .send(&ClientRequest::new(
             req,
-            seat_tokens: vec![token],
-            host_token: None,
-            since: Some(v),
-        })
+            ClientMessage::Hello {
+                seat_tokens: vec![token],
+                host_token: None,
+                since: Some(v),
+            },
+        ))
         .await;
     assert!(
         matches!(green.next().await, ServerMessage::Ack { req: r, seats: Some(ref s), .. } if r == req && s == &vec![seat(3)])
@@ -128,22 +131,18 @@ async fn events_too_old_to_replay_come_as_a_snapshot(store: Store) {
         ));
     }
     let (mut late, first) = server.connect(&table.room.id).await;
-    late.ok(|req| ClientMessage::Resync { req, since: 1 }).await;
+    late.ok(ClientMessage::Resync { since: 1 }).await;
     let snapshot = late.snapshot().await;
     assert_eq!(snapshot.v, first.v);
     assert_eq!(snapshot.game.unwrap().moves.len(), 5);
     // A version from the future is refused.
-    late.fails(ErrorCode::BadVersion, |req| ClientMessage::Resync {
-        req,
-        since: first.v + 1,
-    })
+    late.fails(
+        ErrorCode::BadVersion,
+        ClientMessage::Resync { since: first.v + 1 },
+    )
     .await;
     // Up to date: nothing to send.
-    late.ok(|req| ClientMessage::Resync {
-        req,
-        since: first.v,
-    })
-    .await;
+    late.ok(ClientMessage::Resync { since: first.v }).await;
     assert!(
         late.quiet_for(std::time::Duration::from_millis(150))
             .await

@@ -109,8 +109,7 @@ async fn a_takeback_shortens_the_history(store: Store) {
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     let token = table.tokens[2].clone();
     table.players[2]
-        .ok(|req| ClientMessage::TakeBack {
-            req,
+        .ok(ClientMessage::TakeBack {
             seat: seat(2),
             token,
         })

@@ -137,13 +137,13 @@ async fn the_snapshot_names_the_servers_limits() {
     );
     // The limit named is the limit kept.
     client
-        .fails(fourkings_protocol::ErrorCode::BadName, |req| {
+        .fails(
+            fourkings_protocol::ErrorCode::BadName,
             fourkings_protocol::ClientMessage::TakeSeat {
-                req,
                 seat: fourkings_tests::seat(0),
                 name: "a".repeat(13),
-            }
-        })
+            },
+        )
         .await;
     client
         .take_seat(fourkings_tests::seat(0), &"a".repeat(12))

@@ -70,8 +70,7 @@ async fn a_new_preset_comes_with_its_rules() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
-    h.ok(|req| ClientMessage::UpdateSettings {
-        req,
+    h.ok(ClientMessage::UpdateSettings {
         host_token: host,
         settings: SettingsPatch::preset("ffa"),
     })
@@ -98,20 +97,17 @@ async fn silent_partners_close_team_chat_at_the_start_and_say_so() {
     let (_, lobby) = server.connect(&table.room.id).await;
     assert!(lobby.rules.team_chat, "open before the start");
     let token = table.tokens[0].clone();
-    let team_chat = |token: String| {
-        move |req| ClientMessage::Chat {
-            req,
-            channel: ChatChannel::Team,
-            text: "before we start".into(),
-            seat: Some(seat(0)),
-            token: Some(token),
-        }
+    let team_chat = |token: String| ClientMessage::Chat {
+        channel: ChatChannel::Team,
+        text: "before we start".into(),
+        seat: Some(seat(0)),
+        token: Some(token),
     };
     table.players[0].ok(team_chat(token.clone())).await;
 
     let host_token = table.room.host_token.clone();
     table.players[0]
-        .ok(|req| ClientMessage::Start { req, host_token })
+        .ok(ClientMessage::Start { host_token })
         .await;
     let game = table.players[1]
         .event_where(|_, e| match e {

@@ -49,8 +49,7 @@ async fn taking_a_seat_returns_a_secret_token_and_everyone_sees_the_name() {
     // The token proves the seat on a new connection.
     let (mut again, _) = server.connect(&room.id).await;
     let ack = again
-        .ok(|req| ClientMessage::Hello {
-            req,
+        .ok(ClientMessage::Hello {
             seat_tokens: vec![token.clone()],
             host_token: None,
             since: None,
@@ -72,8 +71,7 @@ async fn one_device_may_hold_several_seats() {
     assert_ne!(first, second);
     let (mut again, _) = server.connect(&room.id).await;
     again
-        .ok(|req| ClientMessage::Hello {
-            req,
+        .ok(ClientMessage::Hello {
             seat_tokens: vec![first, second],
             host_token: None,
             since: None,
@@ -88,28 +86,34 @@ async fn a_taken_seat_cannot_be_taken_again_and_names_are_checked() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut a, _) = server.connect(&room.id).await;
     a.take_seat(seat(0), "ana").await;
-    a.fails(ErrorCode::SeatTaken, |req| ClientMessage::TakeSeat {
-        req,
-        seat: seat(0),
-        name: "bo".into(),
-    })
+    a.fails(
+        ErrorCode::SeatTaken,
+        ClientMessage::TakeSeat {
+            seat: seat(0),
+            name: "bo".into(),
+        },
+    )
     .await;
     // As text: a `ClientMessage` cannot hold seat 4.
     a.fails_text(ErrorCode::BadSeat, |req| {
         format!(r#"{{"type":"take_seat","req":{req},"seat":4,"name":"bo"}}"#)
     })
     .await;
-    a.fails(ErrorCode::BadName, |req| ClientMessage::TakeSeat {
-        req,
-        seat: seat(1),
-        name: "   ".into(),
-    })
+    a.fails(
+        ErrorCode::BadName,
+        ClientMessage::TakeSeat {
+            seat: seat(1),
+            name: "   ".into(),
+        },
+    )
     .await;
-    a.fails(ErrorCode::BadName, |req| ClientMessage::TakeSeat {
-        req,
-        seat: seat(1),
-        name: "sixsix".into(),
-    })
+    a.fails(
+        ErrorCode::BadName,
+        ClientMessage::TakeSeat {
+            seat: seat(1),
+            name: "sixsix".into(),
+        },
+    )
     .await;
     // The limit counts characters, not bytes: five emoji fit.
     a.take_seat(seat(1), "🐴🐴🐴🐴🐴").await;
@@ -121,14 +125,15 @@ async fn a_player_may_leave_before_the_start() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut a, _) = server.connect(&room.id).await;
     let token = a.take_seat(seat(3), "ana").await;
-    a.fails(ErrorCode::BadToken, |req| ClientMessage::LeaveSeat {
-        req,
-        seat: seat(3),
-        token: "nope".into(),
-    })
+    a.fails(
+        ErrorCode::BadToken,
+        ClientMessage::LeaveSeat {
+            seat: seat(3),
+            token: "nope".into(),
+        },
+    )
     .await;
-    a.ok(|req| ClientMessage::LeaveSeat {
-        req,
+    a.ok(ClientMessage::LeaveSeat {
         seat: seat(3),
         token: token.clone(),
     })
@@ -141,11 +146,13 @@ async fn a_player_may_leave_before_the_start() {
         .unwrap();
     assert_eq!(info.seats[3].occupant, Occupant::Empty);
     // The old token no longer holds anything.
-    a.fails(ErrorCode::BadToken, |req| ClientMessage::LeaveSeat {
-        req,
-        seat: seat(3),
-        token,
-    })
+    a.fails(
+        ErrorCode::BadToken,
+        ClientMessage::LeaveSeat {
+            seat: seat(3),
+            token,
+        },
+    )
     .await;
 }
 
@@ -155,8 +162,7 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
     let room = server.create_room(&SettingsPatch::default()).await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
-    h.ok(|req| ClientMessage::Hello {
-        req,
+    h.ok(ClientMessage::Hello {
         seat_tokens: vec![],
         host_token: Some(host.clone()),
         since: None,
@@ -167,30 +173,29 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
     let (mut p, _) = server.connect(&room.id).await;
     let p_token = p.take_seat(seat(1), "guest").await;
     // A CPU seat with a level; a taken seat cannot become one.
-    h.ok(|req| ClientMessage::SetCpu {
-        req,
+    h.ok(ClientMessage::SetCpu {
         host_token: host.clone(),
         seat: seat(2),
         level: Some(CpuLevel::Hard),
     })
     .await;
-    h.fails(ErrorCode::SeatTaken, |req| ClientMessage::SetCpu {
-        req,
-        host_token: host.clone(),
-        seat: seat(1),
-        level: Some(CpuLevel::Easy),
-    })
+    h.fails(
+        ErrorCode::SeatTaken,
+        ClientMessage::SetCpu {
+            host_token: host.clone(),
+            seat: seat(1),
+            level: Some(CpuLevel::Easy),
+        },
+    )
     .await;
     // Moving the guest from seat 1 to seat 3: their token goes with them.
-    h.ok(|req| ClientMessage::MovePlayer {
-        req,
+    h.ok(ClientMessage::MovePlayer {
         host_token: host.clone(),
         from: seat(1),
         to: seat(3),
     })
     .await;
-    p.ok(|req| ClientMessage::Hello {
-        req,
+    p.ok(ClientMessage::Hello {
         seat_tokens: vec![p_token.clone()],
         host_token: None,
         since: None,
@@ -198,8 +203,7 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
     .await;
     assert_eq!(p.snapshot().await.your_seats, vec![seat(3)]);
     // Handing the host role to the guest: they receive a new host token, the old one stops working.
-    h.ok(|req| ClientMessage::TransferHost {
-        req,
+    h.ok(ClientMessage::TransferHost {
         host_token: host.clone(),
         seat: seat(3),
     })
@@ -210,15 +214,16 @@ async fn the_host_sets_cpu_seats_moves_and_removes_players_and_hands_the_role_on
         }
     };
     assert_ne!(new_host, host);
-    h.fails(ErrorCode::NotHost, |req| ClientMessage::RemovePlayer {
-        req,
-        host_token: host.clone(),
-        seat: seat(0),
-    })
+    h.fails(
+        ErrorCode::NotHost,
+        ClientMessage::RemovePlayer {
+            host_token: host.clone(),
+            seat: seat(0),
+        },
+    )
     .await;
     // The new host removes the old host from seat 0.
-    p.ok(|req| ClientMessage::RemovePlayer {
-        req,
+    p.ok(ClientMessage::RemovePlayer {
         host_token: new_host.clone(),
         seat: seat(0),
     })
@@ -252,8 +257,7 @@ async fn other_connections_see_the_host_token_event_only_as_hidden() {
     guest.take_seat(seat(1), "guest").await;
     let (mut watcher, _) = server.connect(&room.id).await;
     watcher
-        .ok(|req| ClientMessage::TransferHost {
-            req,
+        .ok(ClientMessage::TransferHost {
             host_token: host.clone(),
             seat: seat(1),
         })
@@ -280,8 +284,7 @@ async fn at_the_start_every_empty_seat_becomes_cpu() {
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
     h.take_seat(seat(0), "host").await;
-    h.ok(|req| ClientMessage::Start {
-        req,
+    h.ok(ClientMessage::Start {
         host_token: host.clone(),
     })
     .await;
@@ -300,16 +303,20 @@ async fn at_the_start_every_empty_seat_becomes_cpu() {
     }
     // Seats are fixed once the game runs.
     let (mut late, _) = server.connect(&room.id).await;
-    late.fails(ErrorCode::AlreadyStarted, |req| ClientMessage::TakeSeat {
-        req,
-        seat: seat(1),
-        name: "late".into(),
-    })
+    late.fails(
+        ErrorCode::AlreadyStarted,
+        ClientMessage::TakeSeat {
+            seat: seat(1),
+            name: "late".into(),
+        },
+    )
     .await;
-    h.fails(ErrorCode::AlreadyStarted, |req| ClientMessage::Start {
-        req,
-        host_token: host.clone(),
-    })
+    h.fails(
+        ErrorCode::AlreadyStarted,
+        ClientMessage::Start {
+            host_token: host.clone(),
+        },
+    )
     .await;
 }
 
@@ -320,26 +327,32 @@ async fn only_the_host_token_controls_the_room() {
     let (mut p, _) = server.connect(&room.id).await;
     let seat_token = p.take_seat(seat(0), "ana").await;
     for token in [seat_token.clone(), String::new(), "x".repeat(22)] {
-        p.fails(ErrorCode::NotHost, |req| ClientMessage::Start {
-            req,
-            host_token: token.clone(),
-        })
-        .await;
-        p.fails(ErrorCode::NotHost, |req| ClientMessage::SetCpu {
-            req,
-            host_token: token.clone(),
-            seat: seat(1),
-            level: None,
-        })
-        .await;
-        p.fails(ErrorCode::NotHost, |req| ClientMessage::UpdateSettings {
-            req,
-            host_token: token.clone(),
-            settings: SettingsPatch {
-                castling: Some(false),
-                ..SettingsPatch::default()
+        p.fails(
+            ErrorCode::NotHost,
+            ClientMessage::Start {
+                host_token: token.clone(),
             },
-        })
+        )
+        .await;
+        p.fails(
+            ErrorCode::NotHost,
+            ClientMessage::SetCpu {
+                host_token: token.clone(),
+                seat: seat(1),
+                level: None,
+            },
+        )
+        .await;
+        p.fails(
+            ErrorCode::NotHost,
+            ClientMessage::UpdateSettings {
+                host_token: token.clone(),
+                settings: SettingsPatch {
+                    castling: Some(false),
+                    ..SettingsPatch::default()
+                },
+            },
+        )
         .await;
     }
 }
@@ -350,8 +363,7 @@ async fn the_host_role_comes_back_with_the_hosts_seat() {
     let room = server.create_room(&SettingsPatch::default()).await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
-    h.ok(|req| ClientMessage::Hello {
-        req,
+    h.ok(ClientMessage::Hello {
         seat_tokens: vec![],
         host_token: Some(host.clone()),
         since: None,
@@ -362,8 +374,7 @@ async fn the_host_role_comes_back_with_the_hosts_seat() {
     // Back on a new device state that kept only the seat token: the snapshot hands the host
     // token back, and it works.
     let (mut back, _) = server.connect(&room.id).await;
-    back.ok(|req| ClientMessage::Hello {
-        req,
+    back.ok(ClientMessage::Hello {
         seat_tokens: vec![seat_token],
         host_token: None,
         since: None,
@@ -375,8 +386,7 @@ async fn the_host_role_comes_back_with_the_hosts_seat() {
     // Others never see it.
     let (_, spectator) = server.connect(&room.id).await;
     assert!(spectator.host_token.is_none() && !spectator.you_are_host);
-    back.ok(|req| ClientMessage::SetCpu {
-        req,
+    back.ok(ClientMessage::SetCpu {
         host_token: host.clone(),
         seat: seat(1),
         level: Some(CpuLevel::Easy),
@@ -397,8 +407,7 @@ async fn hello_maps_each_token_to_its_seat() {
         table.tokens[0].clone(),
     ];
     let answer = client
-        .request(|req| ClientMessage::Hello {
-            req,
+        .request(ClientMessage::Hello {
             seat_tokens: tokens,
             host_token: None,
             since: None,

@@ -46,8 +46,7 @@ async fn the_host_can_change_every_setting_before_the_start() {
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
     let (patch, check) = every_field();
-    h.ok(|req| ClientMessage::UpdateSettings {
-        req,
+    h.ok(ClientMessage::UpdateSettings {
         host_token: host.clone(),
         settings: patch.clone(),
     })
@@ -77,8 +76,7 @@ async fn a_new_preset_resets_the_rule_options_to_its_own() {
         .await;
     let host = room.host_token.clone();
     let (mut h, _) = server.connect(&room.id).await;
-    h.ok(|req| ClientMessage::UpdateSettings {
-        req,
+    h.ok(ClientMessage::UpdateSettings {
         host_token: host.clone(),
         settings: SettingsPatch::preset("ffa"),
     })
@@ -137,13 +135,13 @@ async fn settings_that_make_no_sense_are_refused_and_change_nothing() {
         SettingsPatch::preset("four-player-go"),
     ];
     for patch in bad {
-        h.fails(ErrorCode::InvalidSettings, |req| {
+        h.fails(
+            ErrorCode::InvalidSettings,
             ClientMessage::UpdateSettings {
-                req,
                 host_token: host.clone(),
                 settings: patch.clone(),
-            }
-        })
+            },
+        )
         .await;
     }
     let after: RoomInfo = server
@@ -161,16 +159,16 @@ async fn settings_are_fixed_once_the_game_starts() {
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
     let host = table.room.host_token.clone();
     table.players[0]
-        .fails(ErrorCode::AlreadyStarted, |req| {
+        .fails(
+            ErrorCode::AlreadyStarted,
             ClientMessage::UpdateSettings {
-                req,
                 host_token: host.clone(),
                 settings: SettingsPatch {
                     castling: Some(false),
                     ..SettingsPatch::default()
                 },
-            }
-        })
+            },
+        )
         .await;
 }
 

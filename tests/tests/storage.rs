@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use fourkings_engine::notation::{read_pgn, read_pgn4};
 use fourkings_protocol::{
-    ClientMessage, ErrorBody, ErrorCode, Event, RoomInfo, ServerMessage, SettingsPatch,
+    ClientMessage, ClientRequest, ErrorBody, ErrorCode, Event, RoomInfo, ServerMessage,
+    SettingsPatch,
 };
 use fourkings_server::storage::Write;
 use fourkings_tests::doubles::TestStorage;
@@ -208,7 +209,7 @@ async fn the_game_in_play_downloads_as_the_server_records_it(store: Store) {
     assert!(before.text().await.unwrap().contains("game_not_found"));
     let host_token = table.room.host_token.clone();
     table.players[0]
-        .ok(|req| ClientMessage::Start { req, host_token })
+        .ok(ClientMessage::Start { host_token })
         .await;
     table.play_opening(&[(0, "h2h4"), (1, "b7c7")]).await;
     let response = server.get(&path).await;
@@ -529,11 +530,13 @@ async fn the_room_info_shows_seats_and_moves_as_stored(store: Store) {
 
     storage.set_open(false);
     let req = ann.req();
-    ann.send(&ClientMessage::TakeSeat {
+    ann.send(&ClientRequest::new(
         req,
-        seat: seat(0),
-        name: "Ann".into(),
-    })
+        ClientMessage::TakeSeat {
+            seat: seat(0),
+            name: "Ann".into(),
+        },
+    ))
     .await;
     // The room has taken the seat once its record waits for storage.
     let server_ref = &server;

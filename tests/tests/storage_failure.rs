@@ -55,26 +55,28 @@ async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_
     assert_eq!(snapshot.v, info_before.v, "a new connection is served");
     let began = std::time::Instant::now();
     visitor
-        .fails(ErrorCode::StorageUnavailable, |req| {
+        .fails(
+            ErrorCode::StorageUnavailable,
             ClientMessage::TakeSeat {
-                req,
                 seat: seat(0),
                 name: "Ann".into(),
-            }
-        })
+            },
+        )
         .await;
     assert!(
         began.elapsed() < std::time::Duration::from_secs(2),
         "answered within the bound"
     );
     visitor
-        .fails(ErrorCode::StorageUnavailable, |req| ClientMessage::Chat {
-            req,
-            channel: ChatChannel::Spectators,
-            text: "hello?".into(),
-            seat: None,
-            token: None,
-        })
+        .fails(
+            ErrorCode::StorageUnavailable,
+            ClientMessage::Chat {
+                channel: ChatChannel::Spectators,
+                text: "hello?".into(),
+                seat: None,
+                token: None,
+            },
+        )
         .await;
     let info_after: RoomInfo = server
         .get(&format!("/api/rooms/{}", quiet.id))
@@ -190,22 +192,21 @@ async fn what_storage_held_when_it_failed_is_refused_within_the_timeout_and_the_
     );
     // Still failing: Red is back in the seat (it reads only), and a move is refused at once.
     let token = table.tokens[0].clone();
-    red.ok(|req| ClientMessage::Hello {
-        req,
+    red.ok(ClientMessage::Hello {
         seat_tokens: vec![token.clone()],
         host_token: None,
         since: Some(before.v),
     })
     .await;
-    let red_move = |req| ClientMessage::Move {
-        req,
+    let red_move = ClientMessage::Move {
         seat: seat(0),
         token: token.clone(),
         ply: 0,
         mv: "h2h4".into(),
     };
     let retried = std::time::Instant::now();
-    red.fails(ErrorCode::StorageUnavailable, red_move).await;
+    red.fails(ErrorCode::StorageUnavailable, red_move.clone())
+        .await;
     assert!(retried.elapsed() < std::time::Duration::from_secs(1));
 
     // Storage works again, without a restart: the room takes the move, and the seats nobody

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
-use fourkings_protocol::{ClientMessage, Event, GameResult, SeatIndex, ServerMessage};
+use fourkings_protocol::{
+    ClientMessage, ClientRequest, Event, GameResult, SeatIndex, ServerMessage,
+};
 use futures_util::{SinkExt, StreamExt};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -86,16 +88,16 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
         .with_context(|| format!("connecting to {url}"))?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let mut next_req = 0u64;
-    let mut request = |msg: &dyn Fn(u64) -> ClientMessage| {
+    let mut request = |message: ClientMessage| {
         next_req += 1;
+        let request = ClientRequest::new(next_req, message);
         (
             next_req,
-            serde_json::to_string(&msg(next_req)).expect("client messages serialise"),
+            serde_json::to_string(&request).expect("client messages serialise"),
         )
     };
     let host = args.host_token.clone();
-    let (_, hello) = request(&|req| ClientMessage::Hello {
-        req,
+    let (_, hello) = request(ClientMessage::Hello {
         seat_tokens: vec![],
         host_token: host.clone(),
         since: None,
@@ -105,8 +107,7 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
     let mut waiting: HashMap<u64, Pending> = HashMap::new();
     for &seat in &args.seats {
         let name = args.name.clone();
-        let (req, text) = request(&|req| ClientMessage::TakeSeat {
-            req,
+        let (req, text) = request(ClientMessage::TakeSeat {
             seat,
             name: name.clone(),
         });
@@ -143,10 +144,7 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
             ServerMessage::Event { v, event } => {
                 if v != version + 1 {
                     // A gap: ask for what was missed.
-                    let (_, text) = request(&|req| ClientMessage::Resync {
-                        req,
-                        since: version,
-                    });
+                    let (_, text) = request(ClientMessage::Resync { since: version });
                     socket.send(Message::text(text)).await?;
                     continue;
                 }
@@ -187,8 +185,7 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
                 let choice = legal.moves[rng.random_range(0..legal.moves.len())].clone();
                 tokio::time::sleep(std::time::Duration::from_millis(args.move_delay_ms)).await;
                 let token = token.clone();
-                let (req, text) = request(&|req| ClientMessage::Move {
-                    req,
+                let (req, text) = request(ClientMessage::Move {
                     seat: legal.seat,
                     token: token.clone(),
                     ply: legal.ply,
@@ -208,8 +205,7 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
                 if args.start && !started_request && tokens.len() == args.seats.len() {
                     started_request = true;
                     let host = host.clone().unwrap_or_default();
-                    let (_, text) = request(&|req| ClientMessage::Start {
-                        req,
+                    let (_, text) = request(ClientMessage::Start {
                         host_token: host.clone(),
                     });
                     socket.send(Message::text(text)).await?;

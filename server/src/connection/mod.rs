@@ -16,7 +16,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
-use fourkings_protocol::{ClientMessage, ErrorCode, NotASeat, SeatIndex, ServerMessage, close};
+use fourkings_protocol::{
+    ClientMessage, ClientRequest, ErrorCode, NotASeat, SeatIndex, ServerMessage, close,
+};
 use futures_util::StreamExt;
 use serde::Deserialize;
 use tokio::time::Instant;
@@ -241,12 +243,12 @@ async fn read_loop(
             return ReadEnd::Over;
         }
         match parse(&text) {
-            Ok(msg) => {
+            Ok(request) => {
                 let received = now.into_std();
                 if !room
                     .send(Command::Message {
                         conn,
-                        msg,
+                        request,
                         received,
                     })
                     .await
@@ -275,13 +277,13 @@ fn flooded(outbox: &Outbox) {
     outbox.close(close::TOO_MANY.0, close::TOO_MANY.1);
 }
 
-/// Parses a client message, or says what is wrong with it (with its `req` when it has one).
-pub(crate) fn parse(text: &str) -> Result<ClientMessage, (Option<u64>, ErrorCode, String)> {
-    if let Some(msg) = parse_move(text) {
-        return Ok(msg);
+/// Parses a client request, or says what is wrong with it (with its `req` when it has one).
+pub(crate) fn parse(text: &str) -> Result<ClientRequest, (Option<u64>, ErrorCode, String)> {
+    if let Some(request) = parse_move(text) {
+        return Ok(request);
     }
-    if let Ok(msg) = serde_json::from_str::<ClientMessage>(text) {
-        return Ok(msg);
+    if let Ok(request) = serde_json::from_str::<ClientRequest>(text) {
+        return Ok(request);
     }
     // The fast path failed: find out why, to answer with the right code.
     let value: serde_json::Value =
@@ -301,13 +303,13 @@ pub(crate) fn parse(text: &str) -> Result<ClientMessage, (Option<u64>, ErrorCode
             ErrorCode::UnknownType,
             "the message has no \"type\"".into(),
         )),
-        Some(kind) if !ClientMessage::TYPES.contains(&kind) => Err((
+        Some(kind) if !ClientMessage::kinds().contains(&kind) => Err((
             req,
             ErrorCode::UnknownType,
             format!("unknown message type {kind:?}"),
         )),
-        Some(_) => match ClientMessage::deserialize(&value) {
-            Ok(msg) => Ok(msg),
+        Some(_) => match ClientRequest::deserialize(&value) {
+            Ok(request) => Ok(request),
             Err(e) => match seat_out_of_range(value) {
                 Some((field, not_a_seat)) => {
                     Err((req, ErrorCode::BadSeat, format!("{field:?}: {not_a_seat}")))
@@ -343,7 +345,7 @@ fn seat_out_of_range(mut message: serde_json::Value) -> Option<(&'static str, No
         }
     }
     let refused = refused?;
-    ClientMessage::deserialize(&message)
+    ClientRequest::deserialize(&message)
         .is_ok()
         .then_some(refused)
 }
@@ -362,20 +364,20 @@ struct MoveFields<'a> {
 }
 
 /// A `move` message, parsed without the general path. Most messages are moves, and reading
-/// `ClientMessage` (tagged by a field that may come anywhere) first copies the whole message
+/// `ClientRequest` (tagged by a field that may come anywhere) first copies the whole message
 /// into an intermediate tree: 5,100 instructions a move, where this borrowing parse of the move's
 /// fields takes about 2,000 (callgrind). Anything that is not a well-formed move is left to the
 /// general path, which gives the same result for moves (a test checks it). A matcher written by
 /// hand saved 1,500 more (4.5% of a move's 33,300) and was not kept.
-fn parse_move(text: &str) -> Option<ClientMessage> {
+fn parse_move(text: &str) -> Option<ClientRequest> {
     let fields = serde_json::from_str::<MoveFields<'_>>(text).ok()?;
-    (fields.kind == "move").then_some(ClientMessage::Move {
-        req: fields.req,
+    let message = ClientMessage::Move {
         seat: fields.seat,
         token: fields.token,
         ply: fields.ply,
         mv: fields.mv,
-    })
+    };
+    (fields.kind == "move").then_some(ClientRequest::new(fields.req, message))
 }
 
 #[cfg(test)]
@@ -422,12 +424,15 @@ mod tests {
             "{\"type\":\"move\",\"req\":1,\"seat\":0,\"token\":\"a\tb\",\"ply\":0,\"move\":\"h2h4\"}",
         ];
         for text in cases {
-            let general = serde_json::from_str::<ClientMessage>(text).ok();
+            let general = serde_json::from_str::<ClientRequest>(text).ok();
             let fast = parse_move(text);
             if fast.is_some() {
                 assert_eq!(fast, general, "{text}");
             }
-            if matches!(general, Some(ClientMessage::Move { .. })) {
+            if matches!(
+                general.as_ref().map(|r| &r.message),
+                Some(ClientMessage::Move { .. })
+            ) {
                 assert!(fast.is_some(), "{text}");
             }
             // Whatever the general parser reads, `parse` reads the same.
@@ -525,13 +530,16 @@ mod tests {
                     .collect()
             };
             let (token, mv) = (text_of(32), text_of(5));
-            let message = ClientMessage::Move {
-                req: rng.random::<u64>() >> rng.random_range(0..64),
-                seat: SeatIndex::ALL[rng.random_range(0..4)],
-                token,
-                ply: rng.random::<u32>() >> rng.random_range(0..32),
-                mv,
-            };
+            let req = rng.random::<u64>() >> rng.random_range(0..64);
+            let message = ClientRequest::new(
+                req,
+                ClientMessage::Move {
+                    seat: SeatIndex::ALL[rng.random_range(0..4)],
+                    token,
+                    ply: rng.random::<u32>() >> rng.random_range(0..32),
+                    mv,
+                },
+            );
             let text = serde_json::to_string(&message).unwrap();
             assert_eq!(parse_move(&text), Some(message.clone()), "{text}");
             assert_eq!(parse(&text).ok(), Some(message), "{text}");

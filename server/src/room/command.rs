@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use fourkings_engine::Move;
-use fourkings_protocol::{ClientMessage, RoomInfo};
+use fourkings_protocol::{ClientRequest, RoomInfo};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -57,12 +57,12 @@ pub(crate) enum Command {
         /// The connection.
         conn: ConnId,
     },
-    /// A message from a connection.
+    /// A request from a connection.
     Message {
         /// The connection.
         conn: ConnId,
-        /// The message.
-        msg: ClientMessage,
+        /// The request.
+        request: ClientRequest,
         /// When the connection read it (a move's round trip is measured from here).
         received: std::time::Instant,
     },

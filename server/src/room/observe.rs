@@ -6,7 +6,7 @@
 //! lines name records and requests by kind and seat, never by their contents.
 
 use fourkings_engine::Game;
-use fourkings_protocol::{ClientMessage, GameStatus, SeatIndex};
+use fourkings_protocol::{ClientRequest, GameStatus, SeatIndex};
 
 use super::record::{GameAction, Record, StoredSlot};
 use super::seat_numbers;
@@ -103,42 +103,16 @@ pub(crate) fn log_record(record: &Record, game: Option<&Game>, games_played: u32
     }
 }
 
-/// The span a request is handled in: its id, its kind and the seat it acts for. A `debug` span:
-/// with the usual `info` logging it is never built.
-pub(crate) fn request_span(msg: &ClientMessage) -> tracing::Span {
-    let (kind, seat) = describe_request(msg);
+/// The span a request is handled in: its id, its kind and the seat it acts for (never its
+/// tokens). A `debug` span: with the usual `info` logging it is never built.
+pub(crate) fn request_span(request: &ClientRequest) -> tracing::Span {
+    let message = &request.message;
     tracing::debug_span!(
         "request",
-        req = msg.req(),
-        kind,
-        seat = seat.map(SeatIndex::get)
+        req = request.req,
+        kind = message.kind(),
+        seat = message.seat().map(SeatIndex::get)
     )
-}
-
-/// A request's kind and the seat it acts for, if any: never its tokens.
-fn describe_request(msg: &ClientMessage) -> (&'static str, Option<SeatIndex>) {
-    match msg {
-        ClientMessage::Hello { .. } => ("hello", None),
-        ClientMessage::TakeSeat { seat, .. } => ("take_seat", Some(*seat)),
-        ClientMessage::LeaveSeat { seat, .. } => ("leave_seat", Some(*seat)),
-        ClientMessage::UpdateSettings { .. } => ("update_settings", None),
-        ClientMessage::SetCpu { seat, .. } => ("set_cpu", Some(*seat)),
-        ClientMessage::MovePlayer { from, .. } => ("move_player", Some(*from)),
-        ClientMessage::RemovePlayer { seat, .. } => ("remove_player", Some(*seat)),
-        ClientMessage::TransferHost { seat, .. } => ("transfer_host", Some(*seat)),
-        ClientMessage::Start { .. } => ("start", None),
-        ClientMessage::Move { seat, .. } => ("move", Some(*seat)),
-        ClientMessage::Resign { seat, .. } => ("resign", Some(*seat)),
-        ClientMessage::AnswerResignation { seat, .. } => ("answer_resignation", Some(*seat)),
-        ClientMessage::OfferDraw { seat, .. } => ("offer_draw", Some(*seat)),
-        ClientMessage::AnswerDraw { seat, .. } => ("answer_draw", Some(*seat)),
-        ClientMessage::TakeBack { seat, .. } => ("take_back", Some(*seat)),
-        ClientMessage::ClaimWin { seat, .. } => ("claim_win", Some(*seat)),
-        ClientMessage::Chat { seat, .. } => ("chat", *seat),
-        ClientMessage::Rematch { .. } => ("rematch", None),
-        ClientMessage::Resync { .. } => ("resync", None),
-        ClientMessage::Ping { .. } => ("ping", None),
-    }
 }
 
 /// A game action's kind and the seat it is for (`None` for a walking king's move).

@@ -12,7 +12,7 @@ use anyhow::{Context, bail};
 use clap::Parser;
 use clap::ValueEnum;
 use fourkings_protocol::{
-    ClientMessage, CreateRoomResponse, SeatIndex, ServerMessage, SettingsPatch,
+    ClientMessage, ClientRequest, CreateRoomResponse, SeatIndex, ServerMessage, SettingsPatch,
 };
 use fourkings_server::{Config, Server, StorageSync};
 use futures_util::{SinkExt, StreamExt};
@@ -196,24 +196,28 @@ async fn play_room(
         let (mut socket, _) = tokio_tungstenite::connect_async(url).await?;
         let mut req = 0u64;
         let send =
-            |msg: ClientMessage| Message::text(serde_json::to_string(&msg).expect("serialises"));
+            |msg: ClientRequest| Message::text(serde_json::to_string(&msg).expect("serialises"));
         let mut tokens = vec![String::new(); 4];
         for seat in SeatIndex::ALL {
             req += 1;
             socket
-                .send(send(ClientMessage::TakeSeat {
+                .send(send(ClientRequest::new(
                     req,
-                    seat,
-                    name: format!("p{seat}"),
-                }))
+                    ClientMessage::TakeSeat {
+                        seat,
+                        name: format!("p{seat}"),
+                    },
+                )))
                 .await?;
         }
         req += 1;
         socket
-            .send(send(ClientMessage::Start {
+            .send(send(ClientRequest::new(
                 req,
-                host_token: room.host_token.clone(),
-            }))
+                ClientMessage::Start {
+                    host_token: room.host_token.clone(),
+                },
+            )))
             .await?;
         let mut pending: Option<(u64, Instant)> = None;
         let mut seat_req = std::collections::HashMap::new();
@@ -259,13 +263,15 @@ async fn play_room(
                     let token = tokens[legal.seat.index()].clone();
                     pending = Some((req, Instant::now()));
                     socket
-                        .send(send(ClientMessage::Move {
+                        .send(send(ClientRequest::new(
                             req,
-                            seat: legal.seat,
-                            token,
-                            ply: legal.ply,
-                            mv,
-                        }))
+                            ClientMessage::Move {
+                                seat: legal.seat,
+                                token,
+                                ply: legal.ply,
+                                mv,
+                            },
+                        )))
                         .await?;
                 }
                 ServerMessage::Event {

@@ -13,8 +13,7 @@ fn move_row(name: &str, code: ErrorCode, seat: u8, token: &str, ply: u32, mv: &s
     Row::message(
         format!("{name}: {mv} for seat {seat} at ply {ply}"),
         code,
-        move |req| ClientMessage::Move {
-            req,
+        ClientMessage::Move {
             seat: fourkings_tests::seat(seat),
             token,
             ply,
@@ -135,8 +134,7 @@ async fn a_move_just_taken_back_is_refused_as_taken_back() {
     let answer = table.play(seat(0), 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     let red = &mut table.players[0];
-    red.ok(|req| ClientMessage::TakeBack {
-        req,
+    red.ok(ClientMessage::TakeBack {
         seat: seat(0),
         token: token.clone(),
     })

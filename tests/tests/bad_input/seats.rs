@@ -15,8 +15,7 @@ async fn seat_actions_need_the_seats_token() {
     let (mut other, _) = server.connect(&room).await;
     let mine = client.take_seat(seat(0), "Ann").await;
     let theirs = other.take_seat(seat(1), "Bob").await;
-    let leave_0 = |req, token| ClientMessage::LeaveSeat {
-        req,
+    let leave_0 = |token| ClientMessage::LeaveSeat {
         seat: seat(0),
         token,
     };
@@ -34,33 +33,26 @@ async fn seat_actions_need_the_seats_token() {
             "leave the empty seat 2, seat 0's token",
             BadToken,
             &mine,
-            |req, token| ClientMessage::LeaveSeat {
-                req,
+            |token| ClientMessage::LeaveSeat {
                 seat: seat(2),
                 token,
             },
         ),
         // Game actions check the token before anything else.
-        Row::with_token(
-            "resign seat 1, seat 0's token",
-            BadToken,
-            &mine,
-            |req, token| ClientMessage::Resign {
-                req,
+        Row::with_token("resign seat 1, seat 0's token", BadToken, &mine, |token| {
+            ClientMessage::Resign {
                 seat: seat(1),
                 token,
-            },
-        ),
-        Row::with_token("resign in the lobby", NotStarted, &mine, |req, token| {
+            }
+        }),
+        Row::with_token("resign in the lobby", NotStarted, &mine, |token| {
             ClientMessage::Resign {
-                req,
                 seat: seat(0),
                 token,
             }
         }),
-        Row::with_token("move in the lobby", NotStarted, &mine, |req, token| {
+        Row::with_token("move in the lobby", NotStarted, &mine, |token| {
             ClientMessage::Move {
-                req,
                 seat: seat(0),
                 token,
                 ply: 0,
@@ -73,13 +65,9 @@ async fn seat_actions_need_the_seats_token() {
 
 /// Every host action, by name, built from a request id and a host token.
 const HOST_ACTIONS: [(&str, WithToken); 6] = [
-    ("start", |req, host_token| ClientMessage::Start {
-        req,
-        host_token,
-    }),
-    ("update_settings", |req, host_token| {
+    ("start", |host_token| ClientMessage::Start { host_token }),
+    ("update_settings", |host_token| {
         ClientMessage::UpdateSettings {
-            req,
             host_token,
             settings: SettingsPatch {
                 turn_limit: Some(30),
@@ -87,31 +75,23 @@ const HOST_ACTIONS: [(&str, WithToken); 6] = [
             },
         }
     }),
-    ("set_cpu", |req, host_token| ClientMessage::SetCpu {
-        req,
+    ("set_cpu", |host_token| ClientMessage::SetCpu {
         host_token,
         seat: seat(1),
         level: Some(CpuLevel::Hard),
     }),
-    ("move_player", |req, host_token| ClientMessage::MovePlayer {
-        req,
+    ("move_player", |host_token| ClientMessage::MovePlayer {
         host_token,
         from: seat(0),
         to: seat(1),
     }),
-    ("remove_player", |req, host_token| {
-        ClientMessage::RemovePlayer {
-            req,
-            host_token,
-            seat: seat(0),
-        }
+    ("remove_player", |host_token| ClientMessage::RemovePlayer {
+        host_token,
+        seat: seat(0),
     }),
-    ("transfer_host", |req, host_token| {
-        ClientMessage::TransferHost {
-            req,
-            host_token,
-            seat: seat(0),
-        }
+    ("transfer_host", |host_token| ClientMessage::TransferHost {
+        host_token,
+        seat: seat(0),
     }),
 ];
 
@@ -208,57 +188,48 @@ async fn seats_and_settings_are_fixed_after_the_start() {
     let room = table.room.id.clone();
     let host = table.room.host_token.clone();
     let from_the_host = [
-        Row::with_token(
-            "update_settings",
-            AlreadyStarted,
-            &host,
-            |req, host_token| ClientMessage::UpdateSettings {
-                req,
+        Row::with_token("update_settings", AlreadyStarted, &host, |host_token| {
+            ClientMessage::UpdateSettings {
                 host_token,
                 settings: SettingsPatch {
                     castling: Some(false),
                     ..SettingsPatch::default()
                 },
-            },
-        ),
-        Row::with_token("start", AlreadyStarted, &host, |req, host_token| {
-            ClientMessage::Start { req, host_token }
+            }
         }),
-        Row::with_token("set_cpu", AlreadyStarted, &host, |req, host_token| {
+        Row::with_token("start", AlreadyStarted, &host, |host_token| {
+            ClientMessage::Start { host_token }
+        }),
+        Row::with_token("set_cpu", AlreadyStarted, &host, |host_token| {
             ClientMessage::SetCpu {
-                req,
                 host_token,
                 seat: seat(1),
                 level: None,
             }
         }),
-        Row::with_token("remove_player", AlreadyStarted, &host, |req, host_token| {
+        Row::with_token("remove_player", AlreadyStarted, &host, |host_token| {
             ClientMessage::RemovePlayer {
-                req,
                 host_token,
                 seat: seat(1),
             }
         }),
-        Row::with_token(
-            "leave_seat",
-            AlreadyStarted,
-            &table.tokens[0],
-            |req, token| ClientMessage::LeaveSeat {
-                req,
+        Row::with_token("leave_seat", AlreadyStarted, &table.tokens[0], |token| {
+            ClientMessage::LeaveSeat {
                 seat: seat(0),
                 token,
-            },
-        ),
+            }
+        }),
     ];
     refuse_all(&server, &room, &mut table.players[0], from_the_host).await;
     let (mut late, _) = server.connect(&room).await;
-    let from_a_latecomer = [Row::message("take_seat", AlreadyStarted, |req| {
+    let from_a_latecomer = [Row::message(
+        "take_seat",
+        AlreadyStarted,
         ClientMessage::TakeSeat {
-            req,
             seat: seat(0),
             name: "Late".into(),
-        }
-    })];
+        },
+    )];
     refuse_all(&server, &room, &mut late, from_a_latecomer).await;
 }
 
@@ -268,14 +239,15 @@ async fn versions_newer_than_the_rooms_are_refused() {
     let (room, _, mut client) = lobby(&server).await;
     client.take_seat(seat(0), "Ann").await;
     let rows = [
-        Row::message("resync since 2", ErrorCode::BadVersion, |req| {
-            ClientMessage::Resync { req, since: 2 }
-        }),
+        Row::message(
+            "resync since 2",
+            ErrorCode::BadVersion,
+            ClientMessage::Resync { since: 2 },
+        ),
         Row::message(
             "hello since the largest version",
             ErrorCode::BadVersion,
-            |req| ClientMessage::Hello {
-                req,
+            ClientMessage::Hello {
                 seat_tokens: Vec::new(),
                 host_token: None,
                 since: Some(u64::MAX),

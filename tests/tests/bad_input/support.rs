@@ -3,7 +3,7 @@
 //! one connection ([`refuse_all`]).
 
 use fourkings_protocol::{
-    ClientMessage, ErrorCode, RoomInfo, ServerMessage, SettingsPatch, Snapshot,
+    ClientMessage, ClientRequest, ErrorCode, RoomInfo, ServerMessage, SettingsPatch, Snapshot,
 };
 use fourkings_server::Config;
 use fourkings_tests::{Client, TestServer};
@@ -64,7 +64,8 @@ async fn alive(client: &mut Client) -> Result<(), String> {
 /// Sends a `ping` with a fresh request id and returns the id.
 async fn send_ping(client: &mut Client) -> Result<u64, String> {
     let req = client.req();
-    let ping = serde_json::to_string(&ClientMessage::Ping { req }).expect("a ping serialises");
+    let ping = serde_json::to_string(&ClientRequest::new(req, ClientMessage::Ping))
+        .expect("a ping serialises");
     client
         .try_send_text(&ping)
         .await
@@ -88,16 +89,16 @@ async fn skip_to_pong(client: &mut Client) -> Result<(), String> {
 enum Input {
     /// Text as it is; the error must carry this `req` (`None` when none can be read from it).
     Text { text: String, req: Option<u64> },
-    /// A well-formed message, built with a fresh request id that the error must repeat.
-    Message(Box<dyn FnOnce(u64) -> ClientMessage>),
+    /// A well-formed message, sent with a fresh request id that the error must repeat.
+    Message(Box<ClientMessage>),
     /// Text written with a fresh request id that the error must repeat.
     Written(Box<dyn FnOnce(u64) -> String>),
     /// A binary frame (the error carries no `req`).
     Binary(Vec<u8>),
 }
 
-/// Builds a message from a request id and a token (a seat's or the host's).
-pub(crate) type WithToken = fn(u64, String) -> ClientMessage;
+/// Builds a message from a token (a seat's or the host's).
+pub(crate) type WithToken = fn(String) -> ClientMessage;
 
 /// One row of a table of bad input: what is sent, and the error code it must be answered with.
 pub(crate) struct Row {
@@ -118,15 +119,11 @@ impl Row {
         }
     }
 
-    /// The message `build` makes from a fresh request id, answered with `code` and that id.
-    pub(crate) fn message(
-        name: impl Into<String>,
-        code: ErrorCode,
-        build: impl FnOnce(u64) -> ClientMessage + 'static,
-    ) -> Row {
+    /// `message` sent with a fresh request id, answered with `code` and that id.
+    pub(crate) fn message(name: impl Into<String>, code: ErrorCode, message: ClientMessage) -> Row {
         Row {
             name: name.into(),
-            input: Input::Message(Box::new(build)),
+            input: Input::Message(Box::new(message)),
             code,
         }
     }
@@ -145,16 +142,15 @@ impl Row {
         }
     }
 
-    /// The message `build` makes from a fresh request id and `token` (a seat's or the host's),
-    /// answered with `code` and that id.
+    /// The message `build` makes from `token` (a seat's or the host's), sent with a fresh request
+    /// id and answered with `code` and that id.
     pub(crate) fn with_token(
         name: impl Into<String>,
         code: ErrorCode,
         token: &str,
         build: WithToken,
     ) -> Row {
-        let token = token.to_owned();
-        Row::message(name, code, move |req| build(req, token))
+        Row::message(name, code, build(token.to_owned()))
     }
 
     /// A binary frame, answered with `code` and no `req`.
@@ -173,11 +169,12 @@ impl Row {
                 client.send_text(&text).await;
                 (text, req)
             }
-            Input::Message(build) => {
-                let message = build(client.req());
-                let text = serde_json::to_string(&message).expect("client messages serialise");
+            Input::Message(message) => {
+                let req = client.req();
+                let request = ClientRequest::new(req, *message);
+                let text = serde_json::to_string(&request).expect("client messages serialise");
                 client.send_text(&text).await;
-                (text, Some(message.req()))
+                (text, Some(req))
             }
             Input::Written(build) => {
                 let req = client.req();

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use fourkings_protocol::{
-    ChatChannel, ChatLine, ClientMessage, ErrorCode, Event, LegalMoves, SeatIndex, ServerMessage,
-    Snapshot,
+    ChatChannel, ChatLine, ClientMessage, ClientRequest, ErrorCode, Event, LegalMoves, SeatIndex,
+    ServerMessage, Snapshot,
 };
 use fourkings_tests::Client;
 use fourkings_tests::model::{Model, Step};
@@ -179,13 +179,10 @@ impl Peer {
     }
 
     /// Sends a request and returns its answer, taking in everything before it.
-    pub(crate) async fn request(
-        &mut self,
-        build: impl FnOnce(u64) -> ClientMessage,
-    ) -> Result<ServerMessage> {
+    pub(crate) async fn request(&mut self, message: ClientMessage) -> Result<ServerMessage> {
         let client = self.client()?;
         let req = client.req();
-        client.send(&build(req)).await;
+        client.send(&ClientRequest::new(req, message)).await;
         loop {
             match self.next().await? {
                 Some(answer) if answer_to(&answer) == Some(req) => return Ok(answer),
@@ -199,11 +196,8 @@ impl Peer {
     }
 
     /// A request that must succeed.
-    pub(crate) async fn ok(
-        &mut self,
-        build: impl FnOnce(u64) -> ClientMessage,
-    ) -> Result<ServerMessage> {
-        let answer = self.request(build).await?;
+    pub(crate) async fn ok(&mut self, message: ClientMessage) -> Result<ServerMessage> {
+        let answer = self.request(message).await?;
         ensure!(
             matches!(answer, ServerMessage::Ack { .. }),
             "{}: expected an ack, got {answer:?}",
@@ -213,12 +207,8 @@ impl Peer {
     }
 
     /// A request that must fail with `code`.
-    pub(crate) async fn fails(
-        &mut self,
-        code: ErrorCode,
-        build: impl FnOnce(u64) -> ClientMessage,
-    ) -> Result<()> {
-        match self.request(build).await? {
+    pub(crate) async fn fails(&mut self, code: ErrorCode, message: ClientMessage) -> Result<()> {
+        match self.request(message).await? {
             ServerMessage::Error { code: c, .. } if c == code => Ok(()),
             other => bail!("{}: expected the error {code:?}, got {other:?}", self.who),
         }
@@ -231,7 +221,9 @@ impl Peer {
         }
         let client = self.client()?;
         let req = client.req();
-        client.send(&ClientMessage::Ping { req }).await;
+        client
+            .send(&ClientRequest::new(req, ClientMessage::Ping))
+            .await;
         loop {
             match self.next().await? {
                 Some(ServerMessage::Pong { req: r, .. }) if r == req => return Ok(()),
@@ -243,8 +235,7 @@ impl Peer {
 
     pub(crate) async fn take_seat(&mut self, seat: SeatIndex, name: &str) -> Result<()> {
         let answer = self
-            .ok(|req| ClientMessage::TakeSeat {
-                req,
+            .ok(ClientMessage::TakeSeat {
                 seat,
                 name: name.to_owned(),
             })
@@ -271,10 +262,10 @@ impl Peer {
 
     pub(crate) async fn seat_action(
         &mut self,
-        build: impl FnOnce(u64, SeatIndex, String) -> ClientMessage,
+        build: impl FnOnce(SeatIndex, String) -> ClientMessage,
     ) -> Result<ServerMessage> {
         let (seat, token) = self.credentials()?;
-        self.ok(|req| build(req, seat, token)).await
+        self.ok(build(seat, token)).await
     }
 }
 

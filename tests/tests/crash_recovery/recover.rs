@@ -179,13 +179,15 @@ pub(crate) async fn recover(base: Base, mut room: Room, moments: Moments) -> Res
         if let Some((i, acked)) = last {
             let peer = &mut room.players[i];
             let (seat, token) = peer.credentials()?;
-            peer.fails(ErrorCode::StalePly, |req| ClientMessage::Move {
-                req,
-                seat,
-                token,
-                ply: acked.ply,
-                mv: acked.mv.clone(),
-            })
+            peer.fails(
+                ErrorCode::StalePly,
+                ClientMessage::Move {
+                    seat,
+                    token,
+                    ply: acked.ply,
+                    mv: acked.mv.clone(),
+                },
+            )
             .await?;
         }
     }

@@ -2,7 +2,7 @@
 //! tokens and its version, and asking for a snapshot of its own.
 
 use anyhow::{Context, Result, bail, ensure};
-use fourkings_protocol::{ClientMessage, Event, ServerMessage, Snapshot};
+use fourkings_protocol::{ClientMessage, ClientRequest, Event, ServerMessage, Snapshot};
 
 use crate::base::Base;
 use crate::peer::{Peer, answer_to, same_board};
@@ -34,8 +34,7 @@ impl Peer {
     pub(crate) async fn hello(&mut self) -> Result<ServerMessage> {
         let seat_tokens = self.token.clone().into_iter().collect();
         let host_token = self.host_token.clone();
-        self.ok(|req| ClientMessage::Hello {
-            req,
+        self.ok(ClientMessage::Hello {
             seat_tokens,
             host_token,
             since: None,
@@ -66,12 +65,14 @@ impl Peer {
         );
         let req = client.req();
         client
-            .send(&ClientMessage::Hello {
+            .send(&ClientRequest::new(
                 req,
-                seat_tokens: self.token.clone().into_iter().collect(),
-                host_token: self.host_token.clone(),
-                since: Some(since),
-            })
+                ClientMessage::Hello {
+                    seat_tokens: self.token.clone().into_iter().collect(),
+                    host_token: self.host_token.clone(),
+                    since: Some(since),
+                },
+            ))
             .await;
         let mut ignored = 0;
         let ack = loop {
@@ -88,7 +89,7 @@ impl Peer {
         self.legal = None;
         let ping = self.client()?.req();
         self.client()?
-            .send(&ClientMessage::Ping { req: ping })
+            .send(&ClientRequest::new(ping, ClientMessage::Ping))
             .await;
         let mut replay = Vec::new();
         let mut checked = false;
@@ -133,8 +134,7 @@ impl Peer {
 
     /// A fresh snapshot for this connection (`hello` without tokens or version), not yet taken in.
     pub(crate) async fn own_snapshot(&mut self) -> Result<Snapshot> {
-        self.ok(|req| ClientMessage::Hello {
-            req,
+        self.ok(ClientMessage::Hello {
             seat_tokens: Vec::new(),
             host_token: None,
             since: None,

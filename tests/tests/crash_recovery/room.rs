@@ -88,16 +88,14 @@ impl Room {
 
     pub(crate) async fn start(&mut self) -> Result<()> {
         let host_token = self.host_token.clone();
-        self.host()
-            .ok(|req| ClientMessage::Start { req, host_token })
-            .await?;
+        self.host().ok(ClientMessage::Start { host_token }).await?;
         Ok(())
     }
 
     pub(crate) async fn rematch(&mut self) -> Result<()> {
         let host_token = self.host_token.clone();
         self.host()
-            .ok(|req| ClientMessage::Rematch { req, host_token })
+            .ok(ClientMessage::Rematch { host_token })
             .await?;
         // Everyone takes in the rematch (seats may have moved with it).
         self.drain_all().await
@@ -110,8 +108,7 @@ impl Room {
         if let Some(first) = self.players.first_mut() {
             let text = format!("good luck, all ({tag}, room {n}) ♞ <b>not bold</b>");
             first
-                .seat_action(|req, seat, token| ClientMessage::Chat {
-                    req,
+                .seat_action(|seat, token| ClientMessage::Chat {
                     channel: ChatChannel::Room,
                     text,
                     seat: Some(seat),
@@ -123,8 +120,7 @@ impl Room {
             !is_ffa(self.preset()) && (self.spec.twist != Twist::SilentPartners || tag == "lobby");
         if let (true, Some(second)) = (team_chat, self.players.get_mut(1)) {
             second
-                .seat_action(|req, seat, token| ClientMessage::Chat {
-                    req,
+                .seat_action(|seat, token| ClientMessage::Chat {
                     channel: ChatChannel::Team,
                     text: format!("watch the bishop ({tag})"),
                     seat: Some(seat),
@@ -133,8 +129,7 @@ impl Room {
                 .await?;
         }
         self.watcher
-            .ok(|req| ClientMessage::Chat {
-                req,
+            .ok(ClientMessage::Chat {
                 channel: ChatChannel::Spectators,
                 text: format!("Blue should castle ({tag})"),
                 seat: None,
@@ -220,8 +215,7 @@ pub(crate) async fn play_one(room: &mut Room) -> Result<bool> {
         let ply = legal.ply;
         let sent = mv.clone();
         let answer = peer
-            .request(|req| ClientMessage::Move {
-                req,
+            .request(ClientMessage::Move {
                 seat,
                 token,
                 ply,

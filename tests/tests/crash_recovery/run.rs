@@ -148,8 +148,7 @@ pub(crate) async fn run(stop: Stop) -> Result<()> {
     let marked = Instant::now();
     marker
         .watcher
-        .ok(|req| ClientMessage::Chat {
-            req,
+        .ok(ClientMessage::Chat {
             channel: ChatChannel::Spectators,
             text: "the last words before the kill".into(),
             seat: None,

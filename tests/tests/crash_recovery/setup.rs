@@ -76,8 +76,7 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
         if let Some(level) = level {
             let host_token = host_token.clone();
             room.host()
-                .ok(|req| ClientMessage::SetCpu {
-                    req,
+                .ok(ClientMessage::SetCpu {
                     host_token,
                     seat,
                     level: Some(level),
@@ -95,8 +94,7 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
                 ..SettingsPatch::default()
             };
             room.host()
-                .ok(|req| ClientMessage::UpdateSettings {
-                    req,
+                .ok(ClientMessage::UpdateSettings {
                     host_token,
                     settings,
                 })
@@ -107,8 +105,7 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
         Twist::LobbyReshuffle => {
             let token = host_token.clone();
             room.host()
-                .ok(|req| ClientMessage::MovePlayer {
-                    req,
+                .ok(ClientMessage::MovePlayer {
                     host_token: token,
                     from: seat(2),
                     to: seat(3),
@@ -116,8 +113,7 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
                 .await?;
             let token = host_token.clone();
             room.host()
-                .ok(|req| ClientMessage::TransferHost {
-                    req,
+                .ok(ClientMessage::TransferHost {
                     host_token: token,
                     seat: seat(1),
                 })
@@ -149,7 +145,7 @@ pub(crate) async fn set_up(base: Base, n: usize, spec: Spec) -> Result<Room> {
             1
         };
         room.players[resigner]
-            .seat_action(|req, seat, token| ClientMessage::Resign { req, seat, token })
+            .seat_action(|seat, token| ClientMessage::Resign { seat, token })
             .await?;
         room.rematch().await?;
     }

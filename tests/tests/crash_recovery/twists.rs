@@ -20,7 +20,7 @@ pub(crate) async fn twist_before_kill(room: &mut Room) -> Result<()> {
         }
         Twist::DrawOffer | Twist::Drawn => {
             room.players[0]
-                .seat_action(|req, seat, token| ClientMessage::OfferDraw { req, seat, token })
+                .seat_action(|seat, token| ClientMessage::OfferDraw { seat, token })
                 .await?;
             let people = room.players.len();
             let agree: Vec<usize> = if room.spec.twist == Twist::Drawn {
@@ -30,8 +30,7 @@ pub(crate) async fn twist_before_kill(room: &mut Room) -> Result<()> {
             };
             for i in agree.into_iter().filter(|&i| i < people) {
                 room.players[i]
-                    .seat_action(|req, seat, token| ClientMessage::AnswerDraw {
-                        req,
+                    .seat_action(|seat, token| ClientMessage::AnswerDraw {
                         seat,
                         token,
                         accept: true,
@@ -41,12 +40,12 @@ pub(crate) async fn twist_before_kill(room: &mut Room) -> Result<()> {
         }
         Twist::Finished => {
             room.players[0]
-                .seat_action(|req, seat, token| ClientMessage::Resign { req, seat, token })
+                .seat_action(|seat, token| ClientMessage::Resign { seat, token })
                 .await?;
         }
         Twist::ResignationRequest => {
             room.players[1]
-                .seat_action(|req, seat, token| ClientMessage::Resign { req, seat, token })
+                .seat_action(|seat, token| ClientMessage::Resign { seat, token })
                 .await?;
         }
         Twist::Takeback => {
@@ -54,7 +53,7 @@ pub(crate) async fn twist_before_kill(room: &mut Room) -> Result<()> {
                 .last_mover
                 .ok_or_else(|| anyhow!("{}: nobody moved", room.label))?;
             room.players[last]
-                .seat_action(|req, seat, token| ClientMessage::TakeBack { req, seat, token })
+                .seat_action(|seat, token| ClientMessage::TakeBack { seat, token })
                 .await?;
         }
         _ => {}
@@ -79,8 +78,7 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
             ensure!(!rest.is_empty(), "{label}: everyone had agreed");
             for i in rest {
                 room.players[i]
-                    .seat_action(|req, seat, token| ClientMessage::AnswerDraw {
-                        req,
+                    .seat_action(|seat, token| ClientMessage::AnswerDraw {
                         seat,
                         token,
                         accept: true,
@@ -110,8 +108,7 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
         }
         Twist::ResignationRequest => {
             room.person(seat(3))?
-                .seat_action(|req, seat, token| ClientMessage::AnswerResignation {
-                    req,
+                .seat_action(|seat, token| ClientMessage::AnswerResignation {
                     seat,
                     token,
                     accept: false,
@@ -146,13 +143,15 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
                 acked.mv
             );
             let (seat, token) = peer.credentials()?;
-            peer.fails(ErrorCode::TakenBack, |req| ClientMessage::Move {
-                req,
-                seat,
-                token,
-                ply: acked.ply,
-                mv: acked.mv.clone(),
-            })
+            peer.fails(
+                ErrorCode::TakenBack,
+                ClientMessage::Move {
+                    seat,
+                    token,
+                    ply: acked.ply,
+                    mv: acked.mv.clone(),
+                },
+            )
             .await?;
         }
         Twist::Lobby => {
@@ -165,13 +164,15 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
             // The rule came back with the settings: no team chat once the game has started.
             let (seat, token) = room.players[1].credentials()?;
             room.players[1]
-                .fails(ErrorCode::NotAllowed, |req| ClientMessage::Chat {
-                    req,
-                    channel: ChatChannel::Team,
-                    text: "psst".into(),
-                    seat: Some(seat),
-                    token: Some(token),
-                })
+                .fails(
+                    ErrorCode::NotAllowed,
+                    ClientMessage::Chat {
+                        channel: ChatChannel::Team,
+                        text: "psst".into(),
+                        seat: Some(seat),
+                        token: Some(token),
+                    },
+                )
                 .await?;
         }
         Twist::LobbyReshuffle => {
@@ -181,14 +182,11 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
                 .clone()
                 .expect("the first host token");
             room.players[0]
-                .fails(ErrorCode::NotHost, |req| ClientMessage::Start {
-                    req,
-                    host_token: old,
-                })
+                .fails(ErrorCode::NotHost, ClientMessage::Start { host_token: old })
                 .await?;
             let host_token = room.host_token.clone();
             room.person(seat(1))?
-                .ok(|req| ClientMessage::Start { req, host_token })
+                .ok(ClientMessage::Start { host_token })
                 .await?;
         }
         _ => {}

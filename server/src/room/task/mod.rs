@@ -433,11 +433,11 @@ impl Room {
             Command::Message { conn, .. } if !self.delivery.is_connected(conn) => {}
             Command::Message {
                 conn,
-                msg,
+                request,
                 received,
             } => {
-                let span = request_span(&msg);
-                span.in_scope(|| self.request(conn, msg, received));
+                let span = request_span(&request);
+                span.in_scope(|| self.request(conn, request, received));
             }
             Command::Info { reply } => {
                 let info = match self.views.pending_info() {

@@ -1,7 +1,7 @@
 //! A client's request: routed to its handler, answered (`ack`, `pong` or `error`), and followed
 //! by the events it caused.
 
-use fourkings_protocol::{ClientMessage, SeatIndex, SeatSet, ServerMessage};
+use fourkings_protocol::{ClientMessage, ClientRequest, SeatIndex, SeatSet, ServerMessage};
 
 use super::Room;
 use crate::connection::ConnId;
@@ -38,10 +38,10 @@ impl Room {
     pub(super) fn request(
         &mut self,
         conn: ConnId,
-        msg: ClientMessage,
+        request: ClientRequest,
         received: std::time::Instant,
     ) {
-        let req = msg.req();
+        let ClientRequest { req, message: msg } = request;
         let is_move = matches!(msg, ClientMessage::Move { .. });
         let result = match self.storage_refusal(&msg) {
             Some(refusal) => Err(refusal),
@@ -104,16 +104,12 @@ impl Room {
         self.flush_except(covered);
     }
 
-    /// The refusal of a request that would need a write while storage takes none (it fails,
-    /// hangs or is behind by all it may be): the room stays as it is, and the client hears so at
-    /// once. `hello`, `resync` and `ping` read only, and are answered as usual; a `hello` that
-    /// proves a seat records its player back, one record a connection at most.
+    /// The refusal of a request that may need a write while storage takes none (it fails, hangs
+    /// or is behind by all it may be): the room stays as it is, and the client hears so at once.
+    /// Messages that only read are answered as usual; a `hello` that proves a seat records its
+    /// player back, one record a connection at most.
     fn storage_refusal(&self, msg: &ClientMessage) -> Option<Refusal> {
-        let reads_only = matches!(
-            msg,
-            ClientMessage::Hello { .. } | ClientMessage::Resync { .. } | ClientMessage::Ping { .. }
-        );
-        if reads_only {
+        if !msg.may_write() {
             return None;
         }
         self.context.storage.health().err().map(Refusal::from)
@@ -191,7 +187,7 @@ impl Room {
                     ..Ack::default()
                 })
             }
-            ClientMessage::Ping { .. } => Ok(Ack {
+            ClientMessage::Ping => Ok(Ack {
                 pong: true,
                 ..Ack::default()
             }),

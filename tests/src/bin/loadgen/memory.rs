@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use anyhow::Context;
-use fourkings_protocol::{ClientMessage, SeatIndex, SettingsPatch};
+use fourkings_protocol::{ClientMessage, ClientRequest, SeatIndex, SettingsPatch};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{Semaphore, watch};
 
@@ -80,17 +80,22 @@ pub(crate) async fn measure(base: &str, pid: i32, rooms: usize) -> anyhow::Resul
                     for seat in SeatIndex::ALL {
                         let req = u64::from(seat.get()) + 1;
                         socket
-                            .send(frame(&ClientMessage::TakeSeat {
+                            .send(frame(&ClientRequest::new(
                                 req,
-                                seat,
-                                name: format!("p{seat}"),
-                            }))
+                                ClientMessage::TakeSeat {
+                                    seat,
+                                    name: format!("p{seat}"),
+                                },
+                            )))
                             .await?;
                         tokens.push(until_ack(&mut socket, req).await?.context("no token")?);
                     }
                     let host_token = room.host_token.clone();
                     socket
-                        .send(frame(&ClientMessage::Start { req: 9, host_token }))
+                        .send(frame(&ClientRequest::new(
+                            9,
+                            ClientMessage::Start { host_token },
+                        )))
                         .await?;
                     until_ack(&mut socket, 9).await?;
                     socket.close(None).await?;
@@ -124,12 +129,14 @@ pub(crate) async fn measure(base: &str, pid: i32, rooms: usize) -> anyhow::Resul
                         let permit = setup.acquire().await?;
                         let mut socket = connect(&base, &id).await?;
                         socket
-                            .send(frame(&ClientMessage::Hello {
-                                req: 1,
-                                seat_tokens: vec![token],
-                                host_token: None,
-                                since: None,
-                            }))
+                            .send(frame(&ClientRequest::new(
+                                1,
+                                ClientMessage::Hello {
+                                    seat_tokens: vec![token],
+                                    host_token: None,
+                                    since: None,
+                                },
+                            )))
                             .await?;
                         until_ack(&mut socket, 1).await?;
                         drop(permit);

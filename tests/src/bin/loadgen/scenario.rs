@@ -12,7 +12,9 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use fourkings_protocol::{ClientMessage, CreateRoomResponse, SeatIndex, SettingsPatch};
+use fourkings_protocol::{
+    ClientMessage, ClientRequest, CreateRoomResponse, SeatIndex, SettingsPatch,
+};
 use futures_util::stream::{SelectAll, SplitSink};
 use futures_util::{SinkExt, StreamExt};
 use hdrhistogram::Histogram;
@@ -277,9 +279,9 @@ pub(crate) async fn create_room(
     Ok(response.json().await?)
 }
 
-/// A client message as a text frame.
-pub(crate) fn frame(message: &ClientMessage) -> Message {
-    Message::text(serde_json::to_string(message).expect("client messages serialise"))
+/// A client request as a text frame.
+pub(crate) fn frame(request: &ClientRequest) -> Message {
+    Message::text(serde_json::to_string(request).expect("client messages serialise"))
 }
 
 /// Reads `socket` until the ack of `req`, and returns its seat token if it has one.
@@ -478,10 +480,12 @@ async fn play_room(
     next_slot += interval;
     req += 1;
     sinks[0]
-        .send(frame(&ClientMessage::Start {
+        .send(frame(&ClientRequest::new(
             req,
-            host_token: room.host_token.clone(),
-        }))
+            ClientMessage::Start {
+                host_token: room.host_token.clone(),
+            },
+        )))
         .await?;
     let mut planned: Option<Planned> = None;
     let mut sent: Vec<Sent> = Vec::new();
@@ -581,13 +585,12 @@ async fn play_room(
                         planned = Some(Planned {
                             conn,
                             at,
-                            message: frame(&ClientMessage::Move {
-                                req,
+                            message: frame(&ClientRequest::new(req, ClientMessage::Move {
                                 seat,
                                 token: tokens[seat.index()].clone(),
                                 ply,
                                 mv,
-                            }),
+                            })),
                             ply,
                             req,
                         });
@@ -647,10 +650,12 @@ async fn rematch(
         return Ok(done_for);
     }
     *req += 1;
-    sink.send(frame(&ClientMessage::Rematch {
-        req: *req,
-        host_token: room.host_token.clone(),
-    }))
+    sink.send(frame(&ClientRequest::new(
+        *req,
+        ClientMessage::Rematch {
+            host_token: room.host_token.clone(),
+        },
+    )))
     .await?;
     Ok(game)
 }
@@ -686,11 +691,13 @@ async fn set_up(
         if conn < people {
             let seat = SeatIndex::ALL[conn];
             socket
-                .send(frame(&ClientMessage::TakeSeat {
-                    req: 1,
-                    seat,
-                    name: format!("p{seat}"),
-                }))
+                .send(frame(&ClientRequest::new(
+                    1,
+                    ClientMessage::TakeSeat {
+                        seat,
+                        name: format!("p{seat}"),
+                    },
+                )))
                 .await?;
             let token = until_ack(&mut socket, 1)
                 .await?
