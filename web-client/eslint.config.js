@@ -21,7 +21,7 @@ export default [
     },
   },
   {
-    files: ["test/**/*.js"],
+    files: ["test/**/*.js", "scripts/**/*.mjs"],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: globals.node },
   },
 ];

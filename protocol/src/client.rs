@@ -1,5 +1,6 @@
 //! Messages from a client to the server.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::SeatIndex;
@@ -20,7 +21,15 @@ pub struct ClientRequest {
 /// What a client asks for, tagged by `"type"` (its name in snake case, [`ClientMessage::kind`]).
 /// Seat actions carry the seat's secret token; host actions the host token.
 #[derive(
-    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::VariantNames,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantNames,
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -185,6 +194,27 @@ pub enum ClientMessage {
     },
     /// Keeps the connection alive; answered with `pong`.
     Ping,
+}
+
+/// In the schema, `req` beside a reference to `ClientMessage`, where the derive would copy every
+/// message into the request.
+impl JsonSchema for ClientRequest {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ClientRequest".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let message = generator.subschema_for::<ClientMessage>();
+        schemars::json_schema!({
+            "description": "What a client sends: a ClientMessage and, beside its fields, the request id that the server's ack, error or pong repeats.",
+            "type": "object",
+            "properties": {
+                "req": { "type": "integer", "minimum": 0, "format": "uint64" }
+            },
+            "required": ["req"],
+            "allOf": [message]
+        })
+    }
 }
 
 impl ClientRequest {

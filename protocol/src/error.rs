@@ -1,5 +1,6 @@
 //! Error codes.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Defines [`ErrorCode`] with its wire names in one place.
@@ -7,7 +8,7 @@ macro_rules! error_codes {
     ($($(#[doc = $doc:expr])* $name:ident = $wire:literal,)*) => {
         /// The stable code of every error the server reports. Clients switch on the code; the
         /// message next to it is for people.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
         pub enum ErrorCode {
             $($(#[doc = $doc])* #[serde(rename = $wire)] $name,)*
         }

@@ -2,15 +2,16 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::SeatIndex;
 use crate::error::ErrorCode;
 use crate::settings::Settings;
-use crate::views::{GameStatus, SeatView};
+use crate::views::{BoardShape, GameStatus, SeatView};
 
 /// `POST /api/rooms`: the new room.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CreateRoomResponse {
     /// The room id.
     pub id: String,
@@ -21,7 +22,7 @@ pub struct CreateRoomResponse {
 }
 
 /// `GET /api/rooms/<id>`: the room's public state.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RoomInfo {
     /// The room id.
     pub id: String,
@@ -39,12 +40,12 @@ pub struct RoomInfo {
 
 /// `GET /api/rooms/<id>/game/history`: every position of the room's game, as the start and what
 /// each move changed, so that a client without chess rules can show the board after any ply.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GameHistory {
     /// The game's id, as in the [game view](crate::GameView).
     pub id: String,
     /// `cross` or `classic`, as in the game view.
-    pub board: String,
+    pub board: BoardShape,
     /// Every piece by square before the first move, written as in the game view's `pieces`.
     pub start: BTreeMap<String, String>,
     /// Every move so far, oldest first: the position after ply `n` is `start` with the
@@ -54,7 +55,7 @@ pub struct GameHistory {
 
 /// One move of a [`GameHistory`]: the same fields as the [`moved`](crate::MovedEvent) event that
 /// announced it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PlyRecord {
     /// The seat that moved.
     pub seat: SeatIndex,
@@ -75,7 +76,7 @@ pub struct PlyRecord {
 }
 
 /// The body of an HTTP error.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorBody {
     /// What went wrong.
     pub code: ErrorCode,

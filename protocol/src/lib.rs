@@ -8,12 +8,14 @@
 //!   acks and errors.
 //! - [`Settings`] and [`SettingsPatch`]: a room's settings, whole or in part.
 //! - [`ErrorCode`]: the stable codes of every error.
+//! - [`schema`]: the whole protocol as one JSON Schema document, generated from these types.
 //! - [`close`]: the WebSocket close codes the server sends, such as [`close::SERVER_RESTARTING`].
 
 mod client;
 pub mod close;
 mod error;
 mod http;
+pub mod schema;
 mod seat;
 mod server;
 mod settings;
@@ -26,9 +28,9 @@ pub use seat::{NotASeat, SeatIndex, SeatSet};
 pub use server::{Event, GameChange, ServerMessage};
 pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
 pub use views::{
-    ArmyState, ChatChannel, ChatLine, ClaimRule, Clock, GameFormat, GameResult, GameStatus,
-    GameView, LegalMoves, Limits, MovedEvent, Occupant, Presence, ResignationRule, RulesView,
-    SeatView, SessionPoints, SessionView, Snapshot,
+    ArmyState, BoardShape, ChatChannel, ChatLine, ClaimRule, Clock, GameFormat, GameResult,
+    GameStatus, GameView, LegalMoves, Limits, MovedEvent, Occupant, Presence, ResignationRule,
+    RulesView, SeatView, SessionPoints, SessionView, Snapshot,
 };
 
 /// The protocol version a client and the server must agree on.

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A seat index, 0–3, in turn order (Red, Blue, Yellow, Green; W1, B1, W2, B2 in Duo). Seats `s`
@@ -28,6 +29,21 @@ pub struct SeatIndex(u8);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0} is not a seat: seats are 0 to 3")]
 pub struct NotASeat(u8);
+
+impl JsonSchema for SeatIndex {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SeatIndex".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A seat, 0-3 in turn order (Red, Blue, Yellow, Green; W1, B1, W2, B2 in Duo); seats s and s + 2 are partners.",
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 3
+        })
+    }
+}
 
 impl NotASeat {
     /// The number that was given for a seat.

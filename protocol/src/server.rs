@@ -1,5 +1,6 @@
 //! Messages from the server to a client.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::SeatIndex;
@@ -11,7 +12,7 @@ use crate::views::{
 };
 
 /// What changed a game, other than a move (in JSON, its name in snake case: `resigned`, …).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GameChange {
     /// The seat resigned (or its partner agreed to its request): its team lost, or in
@@ -39,7 +40,14 @@ pub enum GameChange {
 // Messages are built, serialised and dropped at once; their size on the stack does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(
-    Clone, Debug, PartialEq, Serialize, Deserialize, strum::IntoStaticStr, strum::VariantNames,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantNames,
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -103,7 +111,14 @@ pub enum ServerMessage {
 /// Something that happened in a room.
 #[allow(clippy::large_enum_variant)]
 #[derive(
-    Clone, Debug, PartialEq, Serialize, Deserialize, strum::IntoStaticStr, strum::VariantNames,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantNames,
 )]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]

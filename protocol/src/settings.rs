@@ -1,9 +1,10 @@
 //! A room's settings.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What a pawn may promote to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PromotionChoice {
     /// Queen, rook, bishop or knight.
@@ -15,7 +16,7 @@ pub enum PromotionChoice {
 }
 
 /// How strong the CPU plays.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CpuLevel {
     /// Quick, with human-like mistakes.
@@ -28,7 +29,7 @@ pub enum CpuLevel {
 }
 
 /// Every setting of a room, as the server reports it: the preset and each option's current value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Settings {
     /// The rule system: `teams`, `teams-house`, `teams-classic`, `ffa`, `ffa-walking-kings`, `duo`.
     pub preset: String,
@@ -74,7 +75,7 @@ pub struct Settings {
 
 /// A change to some settings: only the fields present change. Changing `preset` first resets every
 /// rule option to that preset's value, then applies the other fields of the same patch.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SettingsPatch {
     /// See [`Settings::preset`].

@@ -2,13 +2,14 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::SeatIndex;
 use crate::settings::{CpuLevel, Settings};
 
 /// Who sits in a seat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Occupant {
     /// Nobody: a player may take it (a CPU takes it at the start).
@@ -20,7 +21,7 @@ pub enum Occupant {
 }
 
 /// Whether the person in a seat is here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Presence {
     /// Connected.
@@ -35,7 +36,7 @@ pub enum Presence {
 }
 
 /// One seat as everyone sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SeatView {
     /// The seat, 0–3.
     pub seat: SeatIndex,
@@ -61,7 +62,7 @@ pub struct SeatView {
 
 /// The game's clocks, as the server keeps them. Clients count down from `turn_ends_at` (server time)
 /// or, not trusting their own clock, from `turn_remaining_ms` at the moment they received it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Clock {
     /// When the current turn ends, in milliseconds since the Unix epoch on the server's clock
     /// (the turn limit or the team's bank, whichever ends first); absent when nothing limits it.
@@ -79,7 +80,7 @@ pub struct Clock {
 }
 
 /// Where a chat message goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ChatChannel {
     /// Players' room chat: everyone reads it.
@@ -91,7 +92,7 @@ pub enum ChatChannel {
 }
 
 /// One chat message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ChatLine {
     /// The channel.
     pub channel: ChatChannel,
@@ -107,7 +108,7 @@ pub struct ChatLine {
 }
 
 /// A switch-partners session: three games, every pairing once.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionView {
     /// The game being played or just finished, 1–3.
     pub game: u8,
@@ -118,7 +119,7 @@ pub struct SessionView {
 }
 
 /// One person's session points.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionPoints {
     /// Their display name.
     pub name: String,
@@ -129,7 +130,7 @@ pub struct SessionPoints {
 }
 
 /// Where a room is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GameStatus {
     /// Seats and settings are being arranged.
@@ -141,7 +142,7 @@ pub enum GameStatus {
 }
 
 /// How an army stands in the game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ArmyState {
     /// In the game.
@@ -155,7 +156,7 @@ pub enum ArmyState {
 }
 
 /// A finished game's result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GameResult {
     /// The winning seats (empty for a draw; a team's two seats; the free-for-all leaders).
     pub winners: Vec<SeatIndex>,
@@ -170,8 +171,18 @@ pub struct GameResult {
     pub points: Option<[i32; 4]>,
 }
 
+/// The board a game is played on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BoardShape {
+    /// The four-player board: 14 × 14 squares without the 3 × 3 corners, 160 squares.
+    Cross,
+    /// The 8 × 8 board (Duo).
+    Classic,
+}
+
 /// How a game is played: it decides the board, the teams and the scoring.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GameFormat {
     /// Two teams of partners sitting opposite (seats 0 + 2 against seats 1 + 3), cross board.
@@ -184,7 +195,7 @@ pub enum GameFormat {
 }
 
 /// What `resign` does under the room's rules.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResignationRule {
     /// The resigner's team loses at once.
@@ -199,7 +210,7 @@ pub enum ResignationRule {
 }
 
 /// How the win may be claimed with `claim_win`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimRule {
     /// Free-for-all with the `claim_win` setting: the leader, once two players are left and the
@@ -214,7 +225,7 @@ pub enum ClaimRule {
 /// name, so that each rule has one home. It is in every snapshot, every `settings_changed` and
 /// every game view. A message from a server that predates it reads as the default: Teams, the team
 /// losing on a resignation, and nothing optional (no team chat, takebacks or claim).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct RulesView {
     /// Teams, free-for-all or Duo.
@@ -233,12 +244,12 @@ pub struct RulesView {
 }
 
 /// The whole game as a client draws it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GameView {
     /// The game's id; once it is over, `GET /api/games/<id>.pgn4` (`.pgn` in Duo) downloads it.
     pub id: String,
-    /// `cross` (160 squares) or `classic` (8×8, Duo).
-    pub board: String,
+    /// The board: `cross` (160 squares) or `classic` (8×8, Duo).
+    pub board: BoardShape,
     /// Every piece by square: army letter and role letter (`rK`, `gP`; Duo: `wK`, `bP`).
     pub pieces: BTreeMap<String, String>,
     /// Squares of promoted pieces (they score 1 in free-for-all).
@@ -295,7 +306,7 @@ pub struct GameView {
 }
 
 /// Everything a client needs to draw a room, sent on connecting and on resync.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Snapshot {
     /// The protocol version the server speaks ([`crate::PROTOCOL_VERSION`]).
     pub protocol: u32,
@@ -346,7 +357,7 @@ pub struct Snapshot {
 
 /// The server's limits on what players write (its settings), for clients to check against and
 /// to name in their messages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Limits {
     /// The longest display name, in characters (`bad_name` beyond it).
     pub name_chars: u32,
@@ -357,7 +368,7 @@ pub struct Limits {
 }
 
 /// The legal moves of the seat to move, sent only to that seat's connections.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LegalMoves {
     /// The seat to move.
     pub seat: SeatIndex,
@@ -368,7 +379,7 @@ pub struct LegalMoves {
 }
 
 /// A move was played: the diff every client applies.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MovedEvent {
     /// The seat that moved.
     pub seat: SeatIndex,

@@ -52,6 +52,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/games/{file}", get(archived_game))
         .route("/api/rooms/{id}/game", get(current_game))
         .route("/api/rooms/{id}/game/history", get(current_game_history))
+        .route("/api/schema.json", get(schema))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics_text))
@@ -99,6 +100,20 @@ async fn metrics_text(State(state): State<AppState>) -> Response {
     (
         [(header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
         state.metrics.render(),
+    )
+        .into_response()
+}
+
+/// `GET /api/schema.json`: the protocol as one JSON Schema document, generated once.
+async fn schema() -> Response {
+    static DOCUMENT: std::sync::LazyLock<Bytes> =
+        std::sync::LazyLock::new(|| Bytes::from(fourkings_protocol::schema::document_text()));
+    (
+        [
+            (header::CONTENT_TYPE, "application/schema+json"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        DOCUMENT.clone(),
     )
         .into_response()
 }

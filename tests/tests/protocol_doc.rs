@@ -1,11 +1,13 @@
 //! The protocol document, `protocol/README.md`, against the protocol types. Every JSON example in
 //! it is in a fenced block labelled with what it is (`json client`, `json server`, `json http-…`);
 //! each must parse into that type and serialise back to the same JSON, so the examples carry no
-//! field the types would drop. The examples must also cover every client message, server message
-//! and event, and the error table every error code.
+//! field the types would drop, and validate against the JSON Schema generated from the types
+//! (`protocol/schema.json`, also served at `GET /api/schema.json`). The examples must also cover
+//! every client message, server message and event, and the error table every error code.
 
 use std::collections::BTreeSet;
 
+use fourkings_protocol::schema;
 use fourkings_protocol::{
     ClientMessage, ClientRequest, CreateRoomResponse, ErrorBody, ErrorCode, Event, GameHistory,
     RoomInfo, ServerMessage, SettingsPatch,
@@ -76,9 +78,49 @@ struct Seen {
     labels: BTreeSet<String>,
 }
 
+/// The name in the schema's `$defs` of what a block with `label` holds.
+fn schema_name(label: &str) -> Option<&'static str> {
+    Some(match label {
+        "client" => "ClientRequest",
+        "server" => "ServerMessage",
+        "http-create-request" => "SettingsPatch",
+        "http-create-response" => "CreateRoomResponse",
+        "http-room-info" => "RoomInfo",
+        "http-game-history" => "GameHistory",
+        "http-error" => "ErrorBody",
+        _ => return None,
+    })
+}
+
+/// Validates `value` against the definition `name` of the generated schema.
+fn validate(value: &Value, name: &str) -> Result<(), String> {
+    let mut schema = schema::document();
+    schema["$ref"] = Value::String(format!("#/$defs/{name}"));
+    schema
+        .as_object_mut()
+        .expect("the schema is an object")
+        .retain(|key, _| key.starts_with('$'));
+    let validator = jsonschema::validator_for(&schema).map_err(|e| format!("the schema: {e}"))?;
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "does not validate as {name}: {}",
+            errors.join("; ")
+        ))
+    }
+}
+
 /// Checks one JSON block; returns what is wrong with it.
 fn check(block: &Block, label: &str, seen: &mut Seen) -> Result<(), String> {
     let value: Value = serde_json::from_str(&block.body).map_err(|e| format!("not JSON: {e}"))?;
+    if let Some(name) = schema_name(label) {
+        validate(&value, name)?;
+    }
     let back = match label {
         "client" => {
             let (request, mut back) = round_trip::<ClientRequest>(&value)?;
@@ -272,5 +314,78 @@ fn the_tables_list_every_message_and_event_in_the_types_order() {
                 "protocol/README.md has no section headed {named}"
             );
         }
+    }
+}
+
+/// The schema is not vacuous: what the server refuses as `unknown_type`, `invalid_message` or
+/// `bad_seat` does not validate, and the same messages put right do.
+#[test]
+fn the_schema_refuses_malformed_messages() {
+    let refused = [
+        r#"{"type":"dance","req":1}"#,
+        r#"{"type":"move","req":1,"seat":0,"ply":0,"move":"h2h4"}"#,
+        r#"{"type":"move","req":1,"seat":4,"token":"t","ply":0,"move":"h2h4"}"#,
+        r#"{"type":"move","req":-1,"seat":0,"token":"t","ply":0,"move":"h2h4"}"#,
+        r#"{"type":"take_seat","seat":0,"name":"Ann"}"#,
+        r#"{"type":"chat","req":1,"channel":"everyone","text":"hi"}"#,
+        r#"{"type":"update_settings","req":1,"host_token":"h","settings":{"castling":"yes"}}"#,
+    ];
+    for text in refused {
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert!(
+            validate(&value, "ClientRequest").is_err(),
+            "{text} validates"
+        );
+        assert!(
+            serde_json::from_value::<ClientRequest>(value).is_err(),
+            "{text} reads"
+        );
+    }
+    let accepted = [
+        r#"{"type":"ping","req":1}"#,
+        r#"{"type":"move","req":1,"seat":3,"token":"t","ply":0,"move":"h2h4"}"#,
+        r#"{"type":"take_seat","req":2,"seat":0,"name":"Ann"}"#,
+        r#"{"type":"chat","req":1,"channel":"spectators","text":"hi"}"#,
+        r#"{"type":"update_settings","req":1,"host_token":"h","settings":{"castling":false}}"#,
+    ];
+    for text in accepted {
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(validate(&value, "ClientRequest"), Ok(()), "{text}");
+        assert!(
+            serde_json::from_value::<ClientRequest>(value).is_ok(),
+            "{text}"
+        );
+    }
+}
+
+/// The checked-in document is what the types make, and what the server serves.
+#[tokio::test]
+async fn the_server_serves_the_schema_the_types_make() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../protocol/schema.json");
+    let stored = std::fs::read_to_string(path).expect("protocol/schema.json is checked in");
+    assert!(
+        stored == schema::document_text(),
+        "protocol/schema.json is not what the types make: run \
+         `cargo run -p fourkings-server -- schema > protocol/schema.json`"
+    );
+    let server = fourkings_tests::TestServer::start().await;
+    let response = server.get("/api/schema.json").await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"],
+        "application/schema+json"
+    );
+    let served = response.text().await.unwrap();
+    assert_eq!(served, stored);
+    let document: Value = serde_json::from_str(&served).unwrap();
+    assert_eq!(
+        document["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    for name in ["ClientMessage", "ClientRequest", "ServerMessage", "Event"] {
+        assert!(document["$defs"][name].is_object(), "$defs has {name}");
+    }
+    for (_, name) in schema::HTTP_BODIES {
+        assert!(document["$defs"][name].is_object(), "$defs has {name}");
     }
 }

@@ -71,7 +71,7 @@ async fn a_duo_game_is_rebuilt_from_its_history_with_its_checks(store: Store) {
 
     let history = history(&server, &room).await;
     assert_eq!(history.id, game.id);
-    assert_eq!(history.board, "classic");
+    assert_eq!(history.board, fourkings_protocol::BoardShape::Classic);
     assert_eq!(history.start, start.pieces);
     assert_eq!(position_after(&history, 4), game.pieces);
     let moves: Vec<&str> = history.plies.iter().map(|p| p.mv.as_str()).collect();

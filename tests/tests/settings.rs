@@ -187,7 +187,7 @@ async fn the_settings_become_the_games_rules() {
             break game;
         }
     };
-    assert_eq!(game.board, "classic");
+    assert_eq!(game.board, fourkings_protocol::BoardShape::Classic);
     assert_eq!(game.pieces.get("e1").map(String::as_str), Some("wK"));
     assert_eq!(game.to_move, Some(seat(0)));
     table

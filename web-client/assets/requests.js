@@ -74,19 +74,11 @@ export function roomActions({ state, send, seated, settingsRefused }) {
     }
   }
 
-  /**
-   * @param {string} type
-   * @param {number} seat
-   * @param {Record<string, unknown>} [extra]
-   * @returns {Request}
-   */
-  const seatMsg = (type, seat, extra = {}) => ({ type, seat, token: state.tokenFor(seat), ...extra });
-  /**
-   * @param {string} type
-   * @param {Record<string, unknown>} [extra]
-   * @returns {Request}
-   */
-  const hostMsg = (type, extra = {}) => ({ type, host_token: state.tokens.host, ...extra });
+  // Without a token the server answers `bad_token`, which is shown like any refusal.
+  /** The seat and its token, for a seat's request. @param {number} seat */
+  const asSeat = (seat) => ({ seat, token: state.tokenFor(seat) ?? "" });
+  /** The host token, for a host's request. */
+  const asHost = () => ({ host_token: state.tokens.host ?? "" });
   const ignore = () => {};
 
   /** @type {Actions} */
@@ -98,27 +90,27 @@ export function roomActions({ state, send, seated, settingsRefused }) {
       if (!state.yourSeats.includes(seat)) state.yourSeats = [...state.yourSeats, seat];
       seated(seat);
     },
-    leaveSeat: (seat) => act(seatMsg("leave_seat", seat)).catch(ignore),
-    setCpu: (seat, level) => act(hostMsg("set_cpu", { seat, level })).catch(ignore),
-    movePlayer: (from, to) => act(hostMsg("move_player", { from, to })).catch(ignore),
+    leaveSeat: (seat) => act({ type: "leave_seat", ...asSeat(seat) }).catch(ignore),
+    setCpu: (seat, level) => act({ type: "set_cpu", ...asHost(), seat, level }).catch(ignore),
+    movePlayer: (from, to) => act({ type: "move_player", ...asHost(), from, to }).catch(ignore),
     removePlayer: async (seat) => {
       const name = state.seatName(seat);
       if (await confirmDialog({ title: `Remove ${name}?`, text: "Their seat becomes free again.", confirm: "Remove", danger: true })) {
-        act(hostMsg("remove_player", { seat })).catch(ignore);
+        act({ type: "remove_player", ...asHost(), seat }).catch(ignore);
       }
     },
     updateSettings: (patch) =>
-      act(hostMsg("update_settings", { settings: patch })).catch(settingsRefused),
+      act({ type: "update_settings", ...asHost(), settings: patch }).catch(settingsRefused),
     async start() {
       const people = state.seats.filter((s) => s.occupant === "human").length;
       if (!people && !(await confirmDialog({ title: "Start with nobody seated?", text: "The CPU plays all four seats, and you watch.", confirm: "Start" }))) return;
-      await act(hostMsg("start")).catch(ignore);
+      await act({ type: "start", ...asHost() }).catch(ignore);
     },
-    rematch: () => act(hostMsg("rematch")).catch(ignore),
+    rematch: () => act({ type: "rematch", ...asHost() }).catch(ignore),
     move: (text) => {
       const seat = state.legal && state.legal.seat;
       if (seat === null || seat === undefined || !state.game) return;
-      act(seatMsg("move", seat, { ply: state.game.ply, move: text })).catch(ignore);
+      act({ type: "move", ...asSeat(seat), ply: state.game.ply, move: text }).catch(ignore);
     },
     notice: (text) => {
       toast(text);
@@ -131,33 +123,33 @@ export function roomActions({ state, send, seated, settingsRefused }) {
         confirm: "Resign",
         danger: true,
       });
-      if (ok) act(seatMsg("resign", seat)).catch(ignore);
+      if (ok) act({ type: "resign", ...asSeat(seat) }).catch(ignore);
     },
     async offerDraw(seat) {
       const text = state.ffa
         ? "If everyone still playing agrees, the game ends and the points decide the standings."
         : "The game is drawn when everyone still playing agrees.";
       if (await confirmDialog({ title: "Offer a draw?", text, confirm: "Offer draw" })) {
-        act(seatMsg("offer_draw", seat)).catch(ignore);
+        act({ type: "offer_draw", ...asSeat(seat) }).catch(ignore);
       }
     },
-    answerDraw: (seat, accept) => act(seatMsg("answer_draw", seat, { accept })).catch(ignore),
+    answerDraw: (seat, accept) => act({ type: "answer_draw", ...asSeat(seat), accept }).catch(ignore),
     answerResignation: async (seat, accept) => {
       if (accept && !(await confirmDialog({ title: "Agree to resign?", text: "Your team loses the game.", confirm: "Resign", danger: true }))) return;
-      act(seatMsg("answer_resignation", seat, { accept })).catch(ignore);
+      act({ type: "answer_resignation", ...asSeat(seat), accept }).catch(ignore);
     },
     async takeBack(seat) {
       const left = state.game ? state.game.lifelines[seat % 2] : 0;
       if (await confirmDialog({ title: "Take back your team's move?", text: `This spends one of your team's lifelines (${left} left).`, confirm: "Take back" })) {
-        act(seatMsg("take_back", seat)).catch(ignore);
+        act({ type: "take_back", ...asSeat(seat) }).catch(ignore);
       }
     },
     async claimWin(seat) {
       if (await confirmDialog({ title: "Claim the win?", text: "The game ends with your win.", confirm: "Claim" })) {
-        act(seatMsg("claim_win", seat)).catch(ignore);
+        act({ type: "claim_win", ...asSeat(seat) }).catch(ignore);
       }
     },
     // Players write as their first seat; spectators in their own channel.
-    chat: (channel, text) => act(channel === "spectators" ? { type: "chat", channel, text } : { ...seatMsg("chat", state.yourSeats[0]), channel, text }, { quiet: true }),
+    chat: (channel, text) => act(channel === "spectators" ? { type: "chat", channel, text } : { type: "chat", ...asSeat(state.yourSeats[0]), channel, text }, { quiet: true }),
   };
 }

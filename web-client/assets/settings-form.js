@@ -139,7 +139,7 @@ export class SettingsForm {
     else this.change({ [key]: on });
   }
 
-  /** @param {SettingsPatch} patch */
+  /** @param {Partial<FormSettings>} patch */
   change(patch) {
     this.settings = { ...this.settings, ...patch };
     this.update(this.settings);

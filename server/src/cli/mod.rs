@@ -35,6 +35,9 @@ enum Command {
     /// Ask a running server whether it is up (exit 0) or not (exit 1): for container health
     /// checks.
     Health(health::HealthArgs),
+    /// Print the protocol as one JSON Schema document (what `GET /api/schema.json` serves, and
+    /// `protocol/schema.json` holds).
+    Schema,
 }
 
 /// Parses the process's arguments, runs the command they name, and reports an error on standard
@@ -55,6 +58,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Arena(args)) => arena::run(&args),
         Some(Command::Health(args)) => health::run(&args),
+        Some(Command::Schema) => {
+            print!("{}", fourkings_protocol::schema::document_text());
+            Ok(())
+        }
         Some(Command::Serve(config)) => serve::run(config),
         Some(Command::Client(args)) => serve::runtime()?.block_on(async {
             let report = crate::client::run(&args).await?;

@@ -10,7 +10,8 @@ use fourkings_engine::{
     Army, ArmySet, ArmyStatus, Format, Game, Outcome, Piece, Position, Seat, Square,
 };
 use fourkings_protocol::{
-    ArmyState, Clock, GameHistory, GameResult, GameView, LegalMoves, PlyRecord, SeatIndex,
+    ArmyState, BoardShape, Clock, GameHistory, GameResult, GameView, LegalMoves, PlyRecord,
+    SeatIndex,
 };
 
 use super::seat_numbers::protocol_seat;
@@ -117,7 +118,7 @@ pub(crate) fn history_upto(game: &Game, id: String, events: usize) -> GameHistor
     plies.reverse();
     GameHistory {
         id,
-        board: board_name(format).to_owned(),
+        board: board_shape(format),
         start: pieces(format, &start),
         plies,
     }
@@ -169,11 +170,11 @@ fn draw_reason(reason: DrawReason) -> &'static str {
     }
 }
 
-/// The board's name in the protocol: `classic` for Duo's 8×8, `cross` otherwise.
-fn board_name(format: Format) -> &'static str {
+/// The board a format is played on: the 8×8 for Duo, the cross otherwise.
+fn board_shape(format: Format) -> BoardShape {
     match format {
-        Format::Duo => "classic",
-        _ => "cross",
+        Format::Duo => BoardShape::Classic,
+        _ => BoardShape::Cross,
     }
 }
 
@@ -205,7 +206,7 @@ pub(crate) fn game_view(
     };
     GameView {
         id,
-        board: board_name(format).to_owned(),
+        board: board_shape(format),
         pieces: pieces(format, pos),
         promoted,
         to_move: game.to_move().map(protocol_seat),

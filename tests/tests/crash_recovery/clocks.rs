@@ -76,7 +76,7 @@ impl ClockCheck {
         if let (Some(g1), Some(g2), false) = (&s1.game, &s2.game, all_cpu) {
             if g1.result.is_none() {
                 let (c1, c2) = (&g1.clock, &g2.clock);
-                if g1.board == "classic" {
+                if g1.board == fourkings_protocol::BoardShape::Classic {
                     // Duo: the clocks stopped at the restart, everyone being away.
                     ensure!(
                         c2.paused || *c1 == fourkings_protocol::Clock::default(),

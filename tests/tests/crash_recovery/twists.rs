@@ -95,7 +95,7 @@ pub(crate) async fn twist_after_restart(base: &Base, room: &mut Room, s2: &Snaps
         Twist::Drawn | Twist::Finished => {
             // The finished game is in the archive, and the host may rematch.
             let game = s2.game.as_ref().expect("a game");
-            let extension = if game.board == "classic" {
+            let extension = if game.board == fourkings_protocol::BoardShape::Classic {
                 "pgn"
             } else {
                 "pgn4"
