@@ -59,3 +59,37 @@ fn free_for_all_a_player_who_times_out_is_out() {
     assert!(!game.is_over());
     assert_eq!(game.to_move(), Some(seat(Army::Blue)));
 }
+
+/// Game clocks (issue 36): in Teams a seat whose bank runs out loses for its team, "unless the
+/// opponents cannot mate with what they have left (then a draw, as chess does)". What counts is
+/// the other team's material together: kings and one bishop or knight between them cannot mate.
+#[test]
+fn teams_a_flag_fall_against_insufficient_material_is_a_draw() {
+    use fourkings_engine::game::DrawReason;
+    // Blue and Green (the other team) have their kings and one knight between them.
+    let mut game = game_from(
+        &cross("R", "rK h1, rQ e1, bK a7, bN a5, yK g14, gK n8"),
+        Preset::Teams,
+    );
+    let red = seat(Army::Red);
+    game.time_out(red).unwrap();
+    assert_eq!(
+        game.outcome(),
+        Some(&Outcome::Draw {
+            reason: DrawReason::TimeoutVsInsufficientMaterial { seat: red }
+        })
+    );
+    // With a knight each, they could: Red's team loses.
+    let mut game = game_from(
+        &cross("R", "rK h1, rQ e1, bK a7, bN a5, yK g14, gK n8, gN n6"),
+        Preset::Teams,
+    );
+    game.time_out(red).unwrap();
+    assert!(matches!(
+        game.outcome(),
+        Some(Outcome::Win {
+            reason: WinReason::Timeout { .. },
+            ..
+        })
+    ));
+}

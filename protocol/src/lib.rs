@@ -26,7 +26,7 @@ pub use error::ErrorCode;
 pub use http::{CreateRoomResponse, ErrorBody, GameHistory, PlyRecord, RoomInfo};
 pub use seat::{NotASeat, SeatIndex, SeatSet};
 pub use server::{Event, GameChange, ServerMessage};
-pub use settings::{CpuLevel, PromotionChoice, Settings, SettingsPatch};
+pub use settings::{CpuLevel, GameClock, PromotionChoice, Settings, SettingsPatch};
 pub use views::{
     ArmyState, BoardShape, ChatChannel, ChatLine, ClaimRule, Clock, GameFormat, GameResult,
     GameStatus, GameView, LegalMoves, Limits, MovedEvent, Occupant, Presence, ResignationRule,

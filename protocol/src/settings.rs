@@ -28,6 +28,20 @@ pub enum CpuLevel {
     Hard,
 }
 
+/// A game clock: each seat's own bank of time, running only during that seat's turns.
+/// chess.com's 4PC controls are written `1 | 15D` (one minute, a 15-second delay) or `1 | 7` (one
+/// minute, 7 seconds' increment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub struct GameClock {
+    /// Minutes in each seat's bank at the start, 1–60.
+    pub minutes: u32,
+    /// Seconds added to the bank after each of the seat's moves, 0–60.
+    pub increment: u32,
+    /// Seconds each turn waits before the bank starts to run, 0–60 (at most one of increment
+    /// and delay is above 0).
+    pub delay: u32,
+}
+
 /// Every setting of a room, as the server reports it: the preset and each option's current value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Settings {
@@ -64,6 +78,10 @@ pub struct Settings {
     pub turn_limit: u32,
     /// Duo: minutes per team bank: 0 (untimed), 3, 5, 10 or 15.
     pub team_clock: u32,
+    /// Every format but Duo: each seat's game clock, or `null` for none. With a turn limit too,
+    /// whichever runs out first decides. Rooms stored before this setting read it as none.
+    #[serde(default)]
+    pub game_clock: Option<GameClock>,
     /// How strong CPU seats play by default.
     pub cpu_level: CpuLevel,
     /// On each rematch the first seat moves one place (Duo: the people move one seat on, White
@@ -123,6 +141,13 @@ pub struct SettingsPatch {
     /// See [`Settings::team_clock`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub team_clock: Option<u32>,
+    /// See [`Settings::game_clock`]; `null` turns the game clock off (absent leaves it).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present_even_if_null"
+    )]
+    pub game_clock: Option<Option<GameClock>>,
     /// See [`Settings::cpu_level`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_level: Option<CpuLevel>,
@@ -132,6 +157,16 @@ pub struct SettingsPatch {
     /// See [`Settings::show_legal_moves`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub show_legal_moves: Option<bool>,
+}
+
+/// A patch field that may be set to `null`: absent reads as `None` (unchanged, by the field's
+/// default), present as `Some`, `null` included.
+fn present_even_if_null<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 impl SettingsPatch {

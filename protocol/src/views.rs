@@ -71,9 +71,15 @@ pub struct Clock {
     /// The same as milliseconds left when the message was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_remaining_ms: Option<u64>,
-    /// Duo's team clocks: milliseconds left in each team's bank (seats 0+2, seats 1+3).
+    /// Milliseconds left in each bank when the message was written: with a game clock, one per
+    /// seat (0–3); with Duo's team clock, one per team (seats 0 + 2, seats 1 + 3). Absent when
+    /// untimed. The bank of the seat to move runs (after its delay), the others stand still.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub banks_ms: Option<[u64; 2]>,
+    pub banks_ms: Option<Vec<u64>>,
+    /// With a delay: what is left of the current turn's delay, in milliseconds, when the message
+    /// was written; the bank of the seat to move starts to run after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
     /// Whether the clocks are stopped (Duo, while a player is away).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,

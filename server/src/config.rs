@@ -101,7 +101,7 @@ pub struct Config {
     /// Seconds a new room that nobody has ever connected to is kept before it is closed.
     #[arg(long, env = "FOURKINGS_UNJOINED_ROOM_SECONDS", default_value_t = 300.0)]
     pub unjoined_room_seconds: f64,
-    /// Milliseconds in one second of game time (turn limits, team clocks). 1000 except in tests
+    /// Milliseconds in one second of game time (turn limits, game and team clocks). 1000 except in tests
     /// and demonstrations.
     #[arg(long, env = "FOURKINGS_TIME_UNIT_MS", default_value_t = 1000)]
     pub time_unit_ms: u64,

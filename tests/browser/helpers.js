@@ -242,11 +242,13 @@ export async function sit(page, seat, name) {
 /**
  * Creates a room through the home page; returns the room's URL. With `name` the host plays and
  * is seated at Red when the room opens; without it the host chooses to watch (and may `sit`).
+ * `gameClock` names one of the offered controls (`"1 | 7"`).
  */
-export async function createRoom(page, baseUrl, { preset = "teams", teamClock = null, turnLimit = null, name = null } = {}) {
+export async function createRoom(page, baseUrl, { preset = "teams", teamClock = null, gameClock = null, turnLimit = null, name = null } = {}) {
   await page.goto(baseUrl + "/");
   await page.click(`.preset[data-preset="${preset}"]`);
   if (teamClock !== null) await page.click(`.duo-only .segment:has(input[value="${teamClock}"])`);
+  if (gameClock !== null) await page.click(`.not-duo .segment:has(input[value="${gameClock}"])`);
   if (turnLimit !== null) await page.click(`.segmented .segment:has(input[value="${turnLimit}"]) >> nth=0`);
   if (name === null) await page.click('.host-role .segment:has(input[value="watch"])');
   else await page.fill("#host-name", name);

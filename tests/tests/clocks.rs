@@ -1,8 +1,9 @@
-//! Issue 4, items 1 and 2: the turn limit and Duo's team clocks, kept by the server. Game time runs
+//! The turn limit, game clocks and Duo's team clocks, kept by the server. Game time runs
 //! fast here (`time_unit_ms`), so no test waits real seconds.
 
 use fourkings_protocol::{
-    ClientMessage, ErrorCode, Event, GameChange, ServerMessage, SettingsPatch,
+    ClientMessage, ErrorCode, Event, GameChange, GameClock, MovedEvent, ServerMessage,
+    SettingsPatch,
 };
 use fourkings_tests::{Table, TestServer, seat};
 
@@ -139,4 +140,193 @@ async fn duo_team_banks_run_only_on_their_turns_and_an_empty_bank_loses() {
         (result.reason.as_str(), result.winners),
         ("timeout", vec![seat(0), seat(2)])
     );
+}
+
+/// A game clock of `minutes`, `increment` and `delay` (game seconds).
+fn game_clock(preset: &str, minutes: u32, increment: u32, delay: u32) -> SettingsPatch {
+    SettingsPatch {
+        preset: Some(preset.into()),
+        game_clock: Some(Some(GameClock {
+            minutes,
+            increment,
+            delay,
+        })),
+        ..SettingsPatch::default()
+    }
+}
+
+/// The next `moved` event `client` sees.
+async fn next_moved(client: &mut fourkings_tests::Client) -> MovedEvent {
+    client
+        .event_where(|_, e| match e {
+            Event::Moved(m) => Some(m.clone()),
+            _ => None,
+        })
+        .await
+}
+
+#[tokio::test]
+async fn each_seat_spends_its_own_bank_and_earns_the_increment() {
+    // 1 minute of 50 ms "seconds": 3,000 ms a seat; 7 seconds of increment: 350 ms.
+    let server = TestServer::with(|c| c.time_unit_ms = 50).await;
+    let mut table = Table::seat_four(&server, &game_clock("teams", 1, 7, 0), true).await;
+    let started = table.players[1]
+        .event_where(|_, e| match e {
+            Event::Started { game } => Some(game.clone()),
+            _ => None,
+        })
+        .await;
+    assert_eq!(
+        started.clock.banks_ms.as_deref().map(<[u64]>::len),
+        Some(4),
+        "one bank a seat"
+    );
+    assert_eq!(
+        started.clock.turn_remaining_ms,
+        started.clock.banks_ms.map(|b| b[0])
+    );
+    assert!(matches!(
+        table.play(seat(0), 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
+    let banks = next_moved(&mut table.players[1])
+        .await
+        .clock
+        .banks_ms
+        .expect("every moved carries the banks");
+    // Red spent what it thought (under the increment here) and earned 350 ms; the others stood
+    // still (Blue's has only just started).
+    assert!(banks[0] > 3_000 && banks[0] <= 3_350, "{banks:?}");
+    assert!(banks[1] <= 3_000 && banks[1] > 2_900, "{banks:?}");
+    assert_eq!(&banks[2..], &[3_000, 3_000], "{banks:?}");
+}
+
+#[tokio::test]
+async fn with_a_delay_the_bank_runs_only_after_it() {
+    // A 60-second delay of 50 ms "seconds" (3 s) is longer than a move takes here.
+    let server = TestServer::with(|c| c.time_unit_ms = 50).await;
+    let mut table = Table::seat_four(&server, &game_clock("ffa", 1, 0, 60), true).await;
+    assert!(matches!(
+        table.play(seat(0), 0, "h2h4").await,
+        ServerMessage::Ack { .. }
+    ));
+    let clock = next_moved(&mut table.players[2]).await.clock;
+    assert_eq!(
+        clock.banks_ms,
+        Some(vec![3_000, 3_000, 3_000, 3_000]),
+        "Red moved within its delay"
+    );
+    let delay = clock.delay_ms.expect("Blue's turn starts with its delay");
+    assert!(delay > 2_000 && delay <= 3_000, "{delay}");
+    // The turn ends after the delay and the bank: 6 s.
+    let remaining = clock.turn_remaining_ms.expect("Blue's turn is timed");
+    assert!(remaining > 5_000 && remaining <= 6_000, "{remaining}");
+}
+
+#[tokio::test]
+async fn in_teams_a_seat_whose_bank_runs_out_loses_for_its_team_and_the_pgn4_says_t() {
+    // 1 minute of 2 ms "seconds": 120 ms.
+    let server = TestServer::with(|c| c.time_unit_ms = 2).await;
+    let mut table = Table::seat_four(&server, &game_clock("teams", 1, 0, 0), true).await;
+    let (seat_out, result) = table.players[1]
+        .event_where(|_, e| match e {
+            Event::GameChanged { what, seat, game } if *what == GameChange::TimedOut => {
+                Some((*seat, game.result.clone()?))
+            }
+            _ => None,
+        })
+        .await;
+    assert_eq!(seat_out, seat(0), "Red did not move");
+    assert_eq!(
+        (result.reason.as_str(), result.winners),
+        ("timeout", vec![seat(1), seat(3)])
+    );
+    let pgn4 = server
+        .get(&format!("/api/rooms/{}/game", table.room.id))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(pgn4.contains("1. T"), "{pgn4}");
+    assert!(pgn4.contains("Red lost on time"), "{pgn4}");
+}
+
+#[tokio::test]
+async fn in_free_for_all_a_seat_whose_bank_runs_out_is_out_and_the_game_goes_on() {
+    let server = TestServer::with(|c| c.time_unit_ms = 2).await;
+    let mut table = Table::seat_four(&server, &game_clock("ffa", 1, 0, 0), true).await;
+    let game = table.players[1]
+        .event_where(|_, e| match e {
+            Event::GameChanged { what, game, .. } if *what == GameChange::TimedOut => {
+                Some(game.clone())
+            }
+            _ => None,
+        })
+        .await;
+    assert!(game.result.is_none(), "three players are left");
+    assert_eq!(game.to_move, Some(seat(1)));
+    assert_eq!(game.armies[0], fourkings_protocol::ArmyState::Out);
+    // Blue's bank is full: only Red's ran.
+    assert!(
+        game.clock.banks_ms.as_ref().is_some_and(|b| b[1] > 100),
+        "{:?}",
+        game.clock
+    );
+}
+
+#[tokio::test]
+async fn a_game_clock_is_checked_and_can_be_turned_off() {
+    let server = TestServer::start().await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), false).await;
+    let host_token = table.room.host_token.clone();
+    let host = &mut table.players[0];
+    for (bad, why) in [
+        (game_clock("teams", 0, 0, 0), "no minutes"),
+        (game_clock("teams", 61, 0, 0), "over an hour"),
+        (game_clock("teams", 1, 61, 0), "an increment over a minute"),
+        (game_clock("teams", 1, 5, 5), "an increment and a delay"),
+        (game_clock("duo", 5, 0, 0), "Duo keeps its team clock"),
+    ] {
+        let answer = host
+            .request(ClientMessage::UpdateSettings {
+                host_token: host_token.clone(),
+                settings: bad,
+            })
+            .await;
+        assert!(
+            matches!(
+                answer,
+                ServerMessage::Error {
+                    code: ErrorCode::InvalidSettings,
+                    ..
+                }
+            ),
+            "{why}: {answer:?}"
+        );
+    }
+    host.ok(ClientMessage::UpdateSettings {
+        host_token: host_token.clone(),
+        settings: game_clock("ffa", 8, 2, 0),
+    })
+    .await;
+    let (_, snapshot) = server.connect(&table.room.id).await;
+    assert_eq!(
+        snapshot.settings.game_clock,
+        Some(GameClock {
+            minutes: 8,
+            increment: 2,
+            delay: 0
+        })
+    );
+    // `null` turns it off; a patch without the field leaves it.
+    let off: SettingsPatch = serde_json::from_str(r#"{"game_clock": null}"#).unwrap();
+    assert_eq!(off.game_clock, Some(None));
+    let host = &mut table.players[0];
+    host.ok(ClientMessage::UpdateSettings {
+        host_token,
+        settings: off,
+    })
+    .await;
+    let (_, snapshot) = server.connect(&table.room.id).await;
+    assert_eq!(snapshot.settings.game_clock, None);
 }

@@ -23,6 +23,11 @@ fn every_field() -> (SettingsPatch, impl Fn(&Settings)) {
         claim_win: None,
         turn_limit: Some(60),
         team_clock: Some(0),
+        game_clock: Some(Some(fourkings_protocol::GameClock {
+            minutes: 2,
+            increment: 10,
+            delay: 0,
+        })),
         cpu_level: Some(CpuLevel::Hard),
         rotate_first_seat: Some(false),
         show_legal_moves: Some(false),
@@ -32,6 +37,10 @@ fn every_field() -> (SettingsPatch, impl Fn(&Settings)) {
         assert!(!s.castling && s.en_passant && !s.king_capture && !s.fifty_move_rule);
         assert_eq!(s.promotion, PromotionChoice::Minor);
         assert_eq!((s.move_limit, s.turn_limit, s.team_clock), (120, 60, 0));
+        assert_eq!(
+            s.game_clock.map(|c| (c.minutes, c.increment)),
+            Some((2, 10))
+        );
         assert!(s.pawn_breakthrough && s.lifelines && s.silent_partners && s.switch_partners);
         assert_eq!(s.cpu_level, CpuLevel::Hard);
         assert!(!s.rotate_first_seat && !s.show_legal_moves);

@@ -50,7 +50,8 @@ export function turnRemaining(clock) {
 }
 
 /**
- * Both Duo banks now: the running side's bank counts down while its turn runs.
+ * Every bank now: a game clock's four (one a seat) or Duo's two (one a side). The bank of the
+ * seat to move counts down once what was left of its delay has passed; the others stand still.
  * @param {Clock | null | undefined} clock
  * @param {number | null | undefined} toMove
  * @returns {number[] | null}
@@ -60,8 +61,9 @@ export function banksNow(clock, toMove) {
   const banks = clock.banks_ms.slice();
   if (!clock.paused && clock.turn_ends_at !== undefined && clock.turn_remaining_ms !== undefined && toMove !== null && toMove !== undefined) {
     const writtenAt = clock.turn_ends_at - clock.turn_remaining_ms;
-    const side = toMove % 2;
-    banks[side] = Math.max(0, banks[side] - Math.max(0, serverNow() - writtenAt));
+    const bank = banks.length === 4 ? toMove : toMove % 2;
+    const running = serverNow() - writtenAt - (clock.delay_ms ?? 0);
+    banks[bank] = Math.max(0, banks[bank] - Math.max(0, running));
   }
   return banks;
 }

@@ -432,7 +432,8 @@ export class GameView {
         out ? h("span", { class: "presence gone", text: "out" }) : null),
       h("div", { class: "plate-bottom" },
         state.ffa ? h("span", { class: "points", text: `${game.points[seat]} pts` }) : null,
-        h("span", { class: "timer", dataset: { timer: String(seat) } })),
+        h("span", { class: "timer", dataset: { timer: String(seat) } }),
+        h("span", { class: "seat-bank", dataset: { seatBank: String(seat) }, title: "Game clock" })),
     );
     return el;
   }
@@ -549,6 +550,16 @@ export class GameView {
       if (el instanceof HTMLElement) el.textContent = formatMs(Math.max(0, Number(el.dataset.grace) - serverNow()));
     }
     const banks = banksNow(clock.banks_ms ? clock : game.clock, game.result ? null : game.to_move);
+    // A game clock: each seat's bank on its plate, the running one marked, low under 10 s.
+    for (const el of this.el.querySelectorAll("span[data-seat-bank]")) {
+      if (!(el instanceof HTMLElement)) continue;
+      const seat = Number(el.dataset.seatBank);
+      const left = banks && banks.length === 4 ? banks[seat] : null;
+      el.hidden = left === null;
+      el.textContent = left === null ? "" : formatMs(left);
+      el.classList.toggle("running", left !== null && !game.result && game.to_move === seat);
+      el.classList.toggle("low", left !== null && left < LOW_TIME_MS);
+    }
     for (const el of this.el.querySelectorAll("div[data-bank]")) {
       if (!(el instanceof HTMLElement)) continue;
       const side = Number(el.dataset.bank);

@@ -14,6 +14,7 @@ const DEFAULTS = {
   preset: "teams",
   turn_limit: 0,
   team_clock: 0,
+  game_clock: null,
   cpu_level: "medium",
   promotion: "all",
   pawn_breakthrough: false,

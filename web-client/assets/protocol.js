@@ -15,6 +15,7 @@
 /** @typedef {import("../types/protocol").ErrorCode} ErrorCode */
 /** @typedef {import("../types/protocol").Settings} Settings */
 /** @typedef {import("../types/protocol").SettingsPatch} SettingsPatch only the fields to change */
+/** @typedef {import("../types/protocol").GameClock} GameClock */
 /** @typedef {import("../types/protocol").RulesView} RulesView */
 /** @typedef {import("../types/protocol").SeatView} SeatView */
 /** @typedef {import("../types/protocol").Clock} Clock */

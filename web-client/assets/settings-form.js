@@ -1,17 +1,20 @@
-// The room's settings as a form: the preset (with a line on each), the turn limit, the CPU
-// level, the twists for Teams, and the team clock and king friendly captures for Duo. Used to
+// The room's settings as a form: the preset (with a line on each), the turn limit, the game clock
+// (not in Duo), the CPU level, the twists for Teams, and the team clock and king friendly
+// captures for Duo. Used to
 // create a room and, by the host, in the lobby. It reports patches (only what changed).
 
 import { h } from "./dom.js";
 import { PRESETS, isTeamsPreset } from "./armies.js";
+import { CONTROLS, controlName, controlWords, parseControl } from "./game-clock.js";
 
 /** @typedef {import("./protocol.js").Settings} Settings */
 /** @typedef {import("./protocol.js").SettingsPatch} SettingsPatch */
+/** @typedef {import("./protocol.js").GameClock} GameClock */
 
 /**
  * The settings the form shows (a room's settings have more: the form leaves the rest to the
  * preset).
- * @typedef {Pick<Settings, "preset" | "turn_limit" | "team_clock" | "cpu_level" | "promotion" | "pawn_breakthrough" | "lifelines" | "silent_partners" | "switch_partners" | "king_friendly_capture" | "show_legal_moves">} FormSettings
+ * @typedef {Pick<Settings, "preset" | "turn_limit" | "team_clock" | "game_clock" | "cpu_level" | "promotion" | "pawn_breakthrough" | "lifelines" | "silent_partners" | "switch_partners" | "king_friendly_capture" | "show_legal_moves">} FormSettings
  */
 
 /** @typedef {"pawn_breakthrough" | "minor_promotion" | "lifelines" | "silent_partners" | "switch_partners" | "king_friendly_capture"} TwistKey */
@@ -46,6 +49,50 @@ export function radioGroup(name, legend, options, onPick, extraClass = "") {
   return { el: fieldset, set, inputs };
 }
 
+/**
+ * The game clock: none, one of chess.com's controls, or a custom one written the same way
+ * (`3 | 2`, `1 | 15D`), checked as it is typed.
+ * @param {string} name
+ * @param {(clock: GameClock | null) => void} onPick
+ */
+function gameClockField(name, onPick) {
+  const options = [{ value: "none", label: "None" }, ...CONTROLS.map((c) => ({ value: controlName(c), label: controlName(c) })), { value: "custom", label: "Custom" }];
+  const help = h("small", { class: "clock-help", "aria-live": "polite" });
+  /** @type {HTMLInputElement} */
+  const custom = h("input", {
+    type: "text",
+    class: "custom-clock",
+    placeholder: "3 | 2 or 1 | 15D",
+    "aria-label": "Custom game clock: minutes | seconds added a move, or seconds of delay with D",
+    hidden: true,
+    on: {
+      change: () => {
+        const clock = parseControl(custom.value);
+        custom.setAttribute("aria-invalid", String(!clock));
+        help.textContent = clock ? controlWords(clock) : "1–60 minutes | 0–60 seconds, D for a delay";
+        if (clock) onPick(clock);
+      },
+    },
+  });
+  const group = radioGroup(name, "Game clock", options, (value) => {
+    custom.hidden = value !== "custom";
+    if (value === "none") onPick(null);
+    else if (value === "custom") custom.focus();
+    else onPick(parseControl(String(value)));
+  }, "not-duo");
+  group.el.append(custom, help);
+  /** @param {GameClock | null | undefined} clock */
+  const set = (clock) => {
+    const named = clock ? controlName(clock) : "none";
+    const value = !clock || CONTROLS.some((c) => controlName(c) === named) ? named : "custom";
+    group.set(value);
+    custom.hidden = value !== "custom";
+    if (clock && value === "custom" && document.activeElement !== custom) custom.value = named;
+    help.textContent = clock ? controlWords(clock) : "";
+  };
+  return { el: group.el, set };
+}
+
 export class SettingsForm {
   /**
    * @param {FormSettings} settings
@@ -77,6 +124,8 @@ export class SettingsForm {
       { value: 30, label: "30 s" },
       { value: 60, label: "60 s" },
     ], (v) => this.change({ turn_limit: v }));
+
+    this.gameClock = gameClockField(name("game-clock"), (clock) => this.change({ game_clock: clock }));
 
     this.teamClock = radioGroup(name("clock"), "Team clock", [
       { value: 0, label: "Untimed" },
@@ -117,15 +166,19 @@ export class SettingsForm {
     this.showLegal = h("input", { type: "checkbox", name: `legal-${this.id}`, on: { change: () => this.change({ show_legal_moves: this.showLegal.checked }) } });
     const more = h("label", { class: "twist" }, this.showLegal, h("span", {}, h("strong", { text: "Show legal moves" }), h("small", { text: "Mark where a selected piece may go." })));
 
-    this.el.append(presetBox, h("div", { class: "settings-options" }, this.turnLimit.el, this.teamClock.el, this.cpuLevel.el, this.twistBox, this.duoBox, h("fieldset", { class: "twists" }, h("legend", { text: "Hints" }), more)));
+    this.el.append(presetBox, h("div", { class: "settings-options" }, this.turnLimit.el, this.gameClock.el, this.teamClock.el, this.cpuLevel.el, this.twistBox, this.duoBox, h("fieldset", { class: "twists" }, h("legend", { text: "Hints" }), more)));
     this.update(settings);
   }
 
   /** @param {string} preset */
   pickPreset(preset) {
-    // A new preset resets the rule options; keep the time per move the host chose.
+    // A new preset resets the rule options; keep the time per move and the game clock the host
+    // chose (Duo has its team clock instead).
+    const game_clock = preset === "duo" ? null : this.settings.game_clock ?? null;
+    /** @type {SettingsPatch} */
     const patch = { preset, turn_limit: this.settings.turn_limit };
-    this.settings = { ...this.settings, preset, pawn_breakthrough: false, lifelines: false, silent_partners: false, switch_partners: false, king_friendly_capture: false, team_clock: 0, promotion: preset.startsWith("ffa") ? "queen" : "all" };
+    if (game_clock) patch.game_clock = game_clock;
+    this.settings = { ...this.settings, preset, game_clock, pawn_breakthrough: false, lifelines: false, silent_partners: false, switch_partners: false, king_friendly_capture: false, team_clock: 0, promotion: preset.startsWith("ffa") ? "queen" : "all" };
     this.update(this.settings);
     this.onChange(patch, this.settings);
   }
@@ -158,6 +211,7 @@ export class SettingsForm {
     for (const [id, i] of this.presetInputs) i.closest(".preset")?.classList.toggle("chosen", id === preset);
     this.turnLimit.set(settings.turn_limit);
     this.teamClock.set(settings.team_clock);
+    this.gameClock.set(settings.game_clock);
     this.cpuLevel.set(settings.cpu_level);
     for (const { key, input } of [...this.twists, ...this.duoOptions]) input.checked = key === "minor_promotion" ? settings.promotion === "minor" : !!settings[key];
     this.showLegal.checked = settings.show_legal_moves !== false;
@@ -188,6 +242,7 @@ export function createPatch(settings) {
     if (settings.promotion === "minor") patch.promotion = "minor";
   }
   if (settings.show_legal_moves === false) patch.show_legal_moves = false;
+  if (settings.preset !== "duo" && settings.game_clock) patch.game_clock = settings.game_clock;
   return patch;
 }
 
@@ -200,6 +255,7 @@ export function describeSettings(settings) {
   const parts = [];
   parts.push(settings.turn_limit ? `${settings.turn_limit} s per move` : "no time limit per move");
   if (settings.preset === "duo") parts.push(settings.team_clock ? `${settings.team_clock} min team clocks` : "untimed");
+  else if (settings.game_clock) parts.push(`game clock ${controlName(settings.game_clock)} (${controlWords(settings.game_clock)})`);
   parts.push(`CPU ${settings.cpu_level}`);
   const twists = [];
   if (settings.pawn_breakthrough) twists.push("pawn breakthrough");

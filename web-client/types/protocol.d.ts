@@ -419,6 +419,10 @@ en_passant?: (boolean | null)
  */
 fifty_move_rule?: (boolean | null)
 /**
+ * See [`Settings::game_clock`]; `null` turns the game clock off (absent leaves it).
+ */
+game_clock?: (GameClock | null)
+/**
  * See [`Settings::king_capture`].
  */
 king_capture?: (boolean | null)
@@ -470,6 +474,26 @@ team_clock?: (number | null)
  * See [`Settings::turn_limit`].
  */
 turn_limit?: (number | null)
+}
+/**
+ * A game clock: each seat's own bank of time, running only during that seat's turns.
+ * chess.com's 4PC controls are written `1 | 15D` (one minute, a 15-second delay) or `1 | 7` (one
+ * minute, 7 seconds' increment).
+ */
+export interface GameClock {
+/**
+ * Seconds each turn waits before the bank starts to run, 0–60 (at most one of increment
+ * and delay is above 0).
+ */
+delay: number
+/**
+ * Seconds added to the bank after each of the seat's moves, 0–60.
+ */
+increment: number
+/**
+ * Minutes in each seat's bank at the start, 1–60.
+ */
+minutes: number
 }
 /**
  * Everything a client needs to draw a room, sent on connecting and on resync.
@@ -645,12 +669,16 @@ to_move: (SeatIndex | null)
  */
 export interface Clock {
 /**
- * Duo's team clocks: milliseconds left in each team's bank (seats 0+2, seats 1+3).
- * 
- * @minItems 2
- * @maxItems 2
+ * Milliseconds left in each bank when the message was written: with a game clock, one per
+ * seat (0–3); with Duo's team clock, one per team (seats 0 + 2, seats 1 + 3). Absent when
+ * untimed. The bank of the seat to move runs (after its delay), the others stand still.
  */
-banks_ms?: [number, number]
+banks_ms?: number[]
+/**
+ * With a delay: what is left of the current turn's delay, in milliseconds, when the message
+ * was written; the bank of the seat to move starts to run after it.
+ */
+delay_ms?: number
 /**
  * Whether the clocks are stopped (Duo, while a player is away).
  */
@@ -821,6 +849,11 @@ en_passant: boolean
  * The fifty-move rule is on.
  */
 fifty_move_rule: boolean
+/**
+ * Every format but Duo: each seat's game clock, or `null` for none. With a turn limit too,
+ * whichever runs out first decides. Rooms stored before this setting read it as none.
+ */
+game_clock: (GameClock | null)
 /**
  * A king left attacked may be captured (not in Duo).
  */

@@ -567,19 +567,25 @@ impl Game {
         Ok(())
     }
 
-    /// `seat` ran out of time: its team loses (Teams, Duo's team clock), or it is out of a
-    /// free-for-all as if it had resigned.
+    /// `seat` ran out of time: its team loses (Teams, Duo's team clock) unless the other team
+    /// has not the material to mate (then, as in chess, a draw), or it is out of a free-for-all
+    /// as if it had resigned.
     pub fn time_out(&mut self, seat: Seat) -> Result<(), GameError> {
         self.check_in_game(seat)?;
         if self.rules.has_teams() {
-            self.finish_by_action(
-                seat,
-                Action::TimedOut,
+            let winners = seat.team().other();
+            let armies = winners.seats().map(|s| self.army_of(s));
+            let outcome = if referee::can_mate(&self.position, armies) {
                 Outcome::Win {
-                    team: seat.team().other(),
+                    team: winners,
                     reason: WinReason::Timeout { seat },
-                },
-            );
+                }
+            } else {
+                Outcome::Draw {
+                    reason: DrawReason::TimeoutVsInsufficientMaterial { seat },
+                }
+            };
+            self.finish_by_action(seat, Action::TimedOut, outcome);
         } else {
             self.leave_free_for_all(seat, Elimination::TimedOut, Action::TimedOut, false);
         }

@@ -83,6 +83,11 @@ pub enum DrawReason {
     DeadPosition,
     /// The move limit was reached.
     MoveLimit,
+    /// `seat` ran out of time, but the other team has not the material to mate (chess's rule).
+    TimeoutVsInsufficientMaterial {
+        /// The seat whose time ran out.
+        seat: Seat,
+    },
 }
 
 /// Why a free-for-all ended.

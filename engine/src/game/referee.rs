@@ -238,6 +238,22 @@ impl Leaving {
     }
 }
 
+/// Whether `armies` together have the material to mate: more than their kings and one bishop or
+/// knight between them (chess's rule for a flag fall against a bare king).
+pub(crate) fn can_mate(position: &Position, armies: impl IntoIterator<Item = Army>) -> bool {
+    let mut minors = 0;
+    for army in armies {
+        for sq in position.squares_of(army) {
+            match position.piece_at(sq).map(|p| p.role) {
+                Some(Role::King) | None => {}
+                Some(Role::Bishop | Role::Knight) => minors += 1,
+                Some(_) => return true,
+            }
+        }
+    }
+    minors > 1
+}
+
 /// The rules applied to one position and its free-for-all points.
 pub(crate) struct Referee<'a, R: Record> {
     rules: &'a RuleSet,
@@ -546,15 +562,7 @@ impl<'a, R: Record> Referee<'a, R> {
     /// Whether `army` has the material to mate on its own: more than a bare king, or a king and
     /// one bishop or knight.
     fn can_mate(&self, army: Army) -> bool {
-        let mut minors = 0;
-        for sq in self.position.squares_of(army) {
-            match self.position.piece_at(sq).map(|p| p.role) {
-                Some(Role::King) | None => {}
-                Some(Role::Bishop | Role::Knight) => minors += 1,
-                Some(_) => return true,
-            }
-        }
-        minors > 1
+        can_mate(self.position, [army])
     }
 
     /// The game is ending: every king still walking (but those of `except`) is worth 20 to the

@@ -145,6 +145,12 @@ fn draw_words(reason: DrawReason, format: Format) -> String {
         DrawReason::FiftyMoves => "Fifty-move rule".to_owned(),
         DrawReason::DeadPosition => "Insufficient material".to_owned(),
         DrawReason::MoveLimit => "Move limit".to_owned(),
+        DrawReason::TimeoutVsInsufficientMaterial { seat } => {
+            format!(
+                "{} lost on time against insufficient material",
+                seat.name(format)
+            )
+        }
     }
 }
 

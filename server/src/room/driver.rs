@@ -12,7 +12,7 @@ use fourkings_engine::{Game, Move};
 use fourkings_protocol::{Clock, GameStatus, GameView, LegalMoves, SeatIndex};
 use tokio::time::Instant;
 
-use super::clock::Clocks;
+use super::clock::{BankRules, Clocks};
 use super::record::GameAction;
 use super::refusal::Refusal;
 use super::views;
@@ -130,16 +130,16 @@ impl GameDriver {
         self.games_played
     }
 
-    /// A new game begins at `now`, `first_seat` moving first, with a turn limit and team banks
-    /// of the times given, if any.
+    /// A new game begins at `now`, `first_seat` moving first, with a turn limit and banks (a game
+    /// clock's or Duo's team clock), if any.
     pub(crate) fn begin(
         &mut self,
         game: Game,
-        (turn_limit, bank): (Option<Duration>, Option<Duration>),
+        (turn_limit, banks): (Option<Duration>, Option<BankRules>),
         first_seat: SeatIndex,
         now: Instant,
     ) {
-        self.clocks = Clocks::new(turn_limit, bank);
+        self.clocks = Clocks::new(turn_limit, banks);
         self.first_seat = first_seat;
         self.game = Some(game);
         self.games_played += 1;
@@ -229,12 +229,17 @@ impl GameDriver {
         self.clocks.turn_deadline()
     }
 
-    /// When the bank of the team to move runs out, if it runs.
+    /// When the bank of the seat to move runs out, if it runs.
     pub(crate) fn bank_deadline(&self) -> Option<Instant> {
         self.clocks.bank_deadline()
     }
 
-    /// Whether the bank of the team to move is empty at `now`.
+    /// What is left in the bank of the seat to move at `now`, if banks run.
+    pub(crate) fn bank_left(&self, now: Instant) -> Option<Duration> {
+        self.clocks.bank_left(now)
+    }
+
+    /// Whether the bank of the seat to move is empty at `now`.
     pub(crate) fn bank_empty(&self, now: Instant) -> bool {
         self.clocks.bank_empty(now)
     }

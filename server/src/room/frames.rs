@@ -187,13 +187,20 @@ fn push_clock(text: &mut Vec<u8>, clock: &Clock) {
         field(text, b"turn_remaining_ms");
         text.extend_from_slice(numbers.format(ms).as_bytes());
     }
-    if let Some([a, b]) = clock.banks_ms {
+    if let Some(banks) = &clock.banks_ms {
         field(text, b"banks_ms");
         text.push(b'[');
-        text.extend_from_slice(numbers.format(a).as_bytes());
-        text.push(b',');
-        text.extend_from_slice(numbers.format(b).as_bytes());
+        for (i, &ms) in banks.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            text.extend_from_slice(numbers.format(ms).as_bytes());
+        }
         text.push(b']');
+    }
+    if let Some(ms) = clock.delay_ms {
+        field(text, b"delay_ms");
+        text.extend_from_slice(numbers.format(ms).as_bytes());
     }
     if clock.paused {
         field(text, b"paused");
@@ -341,7 +348,11 @@ mod tests {
                     let clock = Clock {
                         turn_ends_at: rng.random_bool(0.5).then(|| rng.random()),
                         turn_remaining_ms: rng.random_bool(0.5).then(|| rng.random()),
-                        banks_ms: rng.random_bool(0.3).then(|| [rng.random(), rng.random()]),
+                        banks_ms: rng.random_bool(0.3).then(|| {
+                            let count = if rng.random_bool(0.5) { 2 } else { 4 };
+                            (0..count).map(|_| rng.random()).collect()
+                        }),
+                        delay_ms: rng.random_bool(0.2).then(|| rng.random()),
                         paused: rng.random_bool(0.2),
                     };
                     let automatic = rng.random_bool(0.2);

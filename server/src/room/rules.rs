@@ -14,6 +14,11 @@ pub(crate) enum SettingsError {
     /// A team clock that is not one of the choices.
     #[error("team_clock must be 0, 3, 5, 10 or 15 minutes, not {0}")]
     TeamClock(u32),
+    /// A game clock out of its ranges.
+    #[error(
+        "game_clock takes 1 to 60 minutes and 0 to 60 seconds of increment or of delay (not both)"
+    )]
+    GameClock,
     /// A preset name no preset has.
     #[error(transparent)]
     Preset(#[from] ParsePresetError),
@@ -48,6 +53,7 @@ pub(crate) fn defaults(preset: Preset) -> Settings {
         claim_win: false,
         turn_limit: 0,
         team_clock: 0,
+        game_clock: None,
         cpu_level: CpuLevel::Medium,
         rotate_first_seat: true,
         show_legal_moves: true,
@@ -89,6 +95,9 @@ pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settin
         rotate_first_seat,
         show_legal_moves
     );
+    if let Some(game_clock) = patch.game_clock {
+        next.game_clock = game_clock;
+    }
     validate(&next)?;
     Ok(next)
 }
@@ -101,6 +110,16 @@ pub(crate) fn validate(settings: &Settings) -> Result<(), SettingsError> {
     if ![0, 3, 5, 10, 15].contains(&settings.team_clock) {
         return Err(SettingsError::TeamClock(settings.team_clock));
     }
+    if let Some(clock) = settings.game_clock {
+        let seconds = 0..=60;
+        let fits = (1..=60).contains(&clock.minutes)
+            && seconds.contains(&clock.increment)
+            && seconds.contains(&clock.delay)
+            && (clock.increment == 0 || clock.delay == 0);
+        if !fits {
+            return Err(SettingsError::GameClock);
+        }
+    }
     // Said before the rule set is built: its own error would name the wrong option.
     let preset: Preset = settings.preset.parse()?;
     if preset.rules().format != Format::Duo && settings.king_friendly_capture {
@@ -109,6 +128,12 @@ pub(crate) fn validate(settings: &Settings) -> Result<(), SettingsError> {
     let rules = rule_set(settings)?;
     if rules.format != Format::Duo && settings.team_clock != 0 {
         return Err(SettingsError::OtherFormat("team_clock", "Duo"));
+    }
+    if rules.format == Format::Duo && settings.game_clock.is_some() {
+        return Err(SettingsError::OtherFormat(
+            "game_clock",
+            "Teams and free-for-all (Duo has its team clock)",
+        ));
     }
     if rules.format != Format::Teams && (settings.silent_partners || settings.switch_partners) {
         return Err(SettingsError::OtherFormat(

@@ -167,6 +167,7 @@ fn draw_reason(reason: DrawReason) -> &'static str {
         DrawReason::FiftyMoves => "fifty_moves",
         DrawReason::DeadPosition => "dead_position",
         DrawReason::MoveLimit => "move_limit",
+        DrawReason::TimeoutVsInsufficientMaterial { .. } => "timeout_vs_insufficient_material",
     }
 }
 

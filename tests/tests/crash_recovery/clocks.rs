@@ -46,7 +46,7 @@ fn within(notes: &mut Vec<String>, what: &str, actual: i128, low: i128, high: i1
 pub(crate) struct ClockCheck {
     low_loss: i128,
     high_loss: i128,
-    duo: Option<(Option<[u64; 2]>, Option<u64>)>,
+    duo: Option<(Option<Vec<u64>>, Option<u64>)>,
 }
 
 impl ClockCheck {
@@ -82,9 +82,10 @@ impl ClockCheck {
                         c2.paused || *c1 == fourkings_protocol::Clock::default(),
                         "{label}: Duo's clocks run with everyone away: {c2:?}"
                     );
-                    if let Some(banks1) = c1.banks_ms {
+                    if let Some(banks1) = &c1.banks_ms {
                         let banks2 = c2
                             .banks_ms
+                            .as_ref()
                             .ok_or_else(|| anyhow!("{label}: the banks are gone"))?;
                         let team = g1.to_move.expect("to move").index() & 1;
                         let other = 1 - team;
@@ -105,7 +106,7 @@ impl ClockCheck {
                             b1 - low_loss,
                         )?;
                     }
-                    duo_check = Some((c2.banks_ms, c1.turn_remaining_ms));
+                    duo_check = Some((c2.banks_ms.clone(), c1.turn_remaining_ms));
                 } else if let Some(r1) = c1.turn_remaining_ms {
                     let r2 = c2
                         .turn_remaining_ms
@@ -138,7 +139,7 @@ impl ClockCheck {
         notes: &mut Vec<String>,
     ) -> Result<()> {
         let (low_loss, high_loss) = (self.low_loss, self.high_loss);
-        if let Some((banks2, r1)) = self.duo {
+        if let Some((banks2, r1)) = &self.duo {
             let resumed = log
                 .range(v2 + 1..)
                 .find_map(|(_, e)| match e {
@@ -149,6 +150,7 @@ impl ClockCheck {
             if let Some(banks2) = banks2 {
                 let banks = resumed
                     .banks_ms
+                    .clone()
                     .ok_or_else(|| anyhow!("{label}: no banks: {resumed:?}"))?;
                 for team in 0..2 {
                     let stopped = i128::from(banks2[team]);
@@ -165,7 +167,7 @@ impl ClockCheck {
                 let left = resumed
                     .turn_remaining_ms
                     .ok_or_else(|| anyhow!("{label}: no turn time: {resumed:?}"))?;
-                let r1 = i128::from(r1);
+                let r1 = i128::from(*r1);
                 within(
                     notes,
                     &format!("{label}: the turn time left when the clocks run again"),

@@ -2,10 +2,13 @@
 //! changes and, outside replay, appended to the journal. A restarted server applies the stored
 //! records in the same order to rebuild the room.
 
+use std::time::Duration;
+
 use fourkings_engine::Game;
 use fourkings_protocol::SeatIndex;
 
 use super::Room;
+use crate::room::clock::{BankOwner, BankRules};
 use crate::room::durable_views::GameAt;
 use crate::room::observe::log_record;
 use crate::room::record::{GameAction, Record, StoredAbsence};
@@ -99,10 +102,25 @@ impl Room {
         let config = &self.context.config;
         let turn_limit = (self.settings.turn_limit > 0)
             .then(|| config.game_time(u64::from(self.settings.turn_limit)));
-        let bank = (self.settings.team_clock > 0)
-            .then(|| config.game_time(u64::from(self.settings.team_clock) * 60));
+        let team_clock = (self.settings.team_clock > 0).then(|| BankRules {
+            owner: BankOwner::Team,
+            start: config.game_time(u64::from(self.settings.team_clock) * 60),
+            increment: Duration::ZERO,
+            delay: Duration::ZERO,
+        });
+        let game_clock = self.settings.game_clock.map(|clock| BankRules {
+            owner: BankOwner::Seat,
+            start: config.game_time(u64::from(clock.minutes) * 60),
+            increment: config.game_time(u64::from(clock.increment)),
+            delay: config.game_time(u64::from(clock.delay)),
+        });
         let now = self.time.now();
-        self.driver.begin(game, (turn_limit, bank), first_seat, now);
+        self.driver.begin(
+            game,
+            (turn_limit, team_clock.or(game_clock)),
+            first_seat,
+            now,
+        );
         if self.settings.switch_partners && self.session.is_none() {
             self.session = Some(Session::new());
         }

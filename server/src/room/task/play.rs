@@ -26,6 +26,8 @@ use crate::room::seating::SeatSlot;
 /// The least of a turn's remaining time the CPU leaves unused, for its move to be played and
 /// travel.
 const CPU_MARGIN: Duration = Duration::from_millis(250);
+/// What the CPU never spends of its bank: a CPU with more than this left does not lose on time.
+const BANK_RESERVE: Duration = Duration::from_secs(1);
 /// The least time the CPU is given, even when the turn is nearly over: enough for a shallow look.
 const MIN_CPU_BUDGET: Duration = Duration::from_millis(10);
 
@@ -368,9 +370,16 @@ impl Room {
             let left = deadline.saturating_duration_since(now);
             budget = budget.min(left.saturating_sub(CPU_MARGIN.max(left / 5)));
         }
-        if let Some(deadline) = self.driver.bank_deadline() {
-            // A team clock is shared by many moves: spend a small part of what is left.
-            budget = budget.min(deadline.saturating_duration_since(now) / 30);
+        if let (Some(deadline), Some(bank)) =
+            (self.driver.bank_deadline(), self.driver.bank_left(now))
+        {
+            // A bank is spent over many moves: what is left of the turn's delay (free), a small
+            // part of the bank, and never its last second.
+            let left = deadline.saturating_duration_since(now);
+            let delay_left = left.saturating_sub(bank);
+            budget = budget
+                .min(delay_left + bank / 30)
+                .min(left.saturating_sub(BANK_RESERVE));
         }
         budget.max(MIN_CPU_BUDGET)
     }
