@@ -121,6 +121,25 @@ pub enum ClientMessage {
         #[serde(rename = "move")]
         mv: String,
     },
+    /// Queues a move to play when the seat's turn comes (a premove), after those already queued,
+    /// while it is not the seat's turn (if it is, the move is played at once). When the turn
+    /// starts the server plays the first queued move if it is legal then, or drops the queue.
+    Premove {
+        /// The seat.
+        seat: SeatIndex,
+        /// The seat's token.
+        token: String,
+        /// The move in coordinate form, as for `move`.
+        #[serde(rename = "move")]
+        mv: String,
+    },
+    /// Empties the seat's premove queue.
+    CancelPremoves {
+        /// The seat.
+        seat: SeatIndex,
+        /// The seat's token.
+        token: String,
+    },
     /// Resigns (or, where the rules ask for it, asks the partner to agree).
     Resign {
         /// The seat.
@@ -255,6 +274,8 @@ impl ClientMessage {
             | ClientMessage::RemovePlayer { seat, .. }
             | ClientMessage::TransferHost { seat, .. }
             | ClientMessage::Move { seat, .. }
+            | ClientMessage::Premove { seat, .. }
+            | ClientMessage::CancelPremoves { seat, .. }
             | ClientMessage::Resign { seat, .. }
             | ClientMessage::AnswerResignation { seat, .. }
             | ClientMessage::OfferDraw { seat, .. }

@@ -96,6 +96,8 @@ error_codes! {
     NoDrawOffer = "no_draw_offer",
     /// No resignation waits for your answer.
     NoResignationRequest = "no_resignation_request",
+    /// The seat has queued as many premoves as the room allows (or the room allows none).
+    PremovesFull = "premoves_full",
     /// The win cannot be claimed now.
     CannotClaim = "cannot_claim",
     /// The turn limit ran out: the CPU is playing this move for the player.

@@ -26,11 +26,13 @@ pub use error::ErrorCode;
 pub use http::{CreateRoomResponse, ErrorBody, GameHistory, PlyRecord, RoomInfo};
 pub use seat::{NotASeat, SeatIndex, SeatSet};
 pub use server::{Event, GameChange, ServerMessage};
-pub use settings::{CpuLevel, GameClock, PromotionChoice, Settings, SettingsPatch};
+pub use settings::{
+    CpuLevel, DEFAULT_PREMOVES, GameClock, PromotionChoice, Settings, SettingsPatch,
+};
 pub use views::{
     ArmyState, BoardShape, ChatChannel, ChatLine, ClaimRule, Clock, GameFormat, GameResult,
-    GameStatus, GameView, LegalMoves, Limits, MovedEvent, Occupant, Presence, ResignationRule,
-    RulesView, SeatView, SessionPoints, SessionView, Snapshot,
+    GameStatus, GameView, LegalMoves, Limits, MovedEvent, Occupant, PremoveQueue, PremovesDropped,
+    Presence, ResignationRule, RulesView, SeatView, SessionPoints, SessionView, Snapshot,
 };
 
 /// The protocol version a client and the server must agree on.

@@ -7,8 +7,8 @@ use crate::SeatIndex;
 use crate::error::ErrorCode;
 use crate::settings::{CpuLevel, Settings};
 use crate::views::{
-    ChatLine, Clock, GameView, LegalMoves, MovedEvent, Presence, RulesView, SeatView, SessionView,
-    Snapshot,
+    ChatLine, Clock, GameView, LegalMoves, MovedEvent, PremovesDropped, Presence, RulesView,
+    SeatView, SessionView, Snapshot,
 };
 
 /// What changed a game, other than a move (in JSON, its name in snake case: `resigned`, …).
@@ -218,6 +218,18 @@ pub enum Event {
     },
     /// The switch-partners session's standings changed (a game ended).
     Session(SessionView),
+    /// Private, to the seat's connections only (everyone else gets `hidden`): the seat's premove
+    /// queue as it is now, after a `premove` or `cancel_premoves`, a premove played, or the
+    /// server emptying it (`dropped` says why).
+    Premoves {
+        /// The seat.
+        seat: SeatIndex,
+        /// The queue, first to play first (empty when it was emptied).
+        moves: Vec<String>,
+        /// Why the server emptied the queue, if it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dropped: Option<PremovesDropped>,
+    },
 }
 
 impl ServerMessage {

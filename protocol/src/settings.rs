@@ -82,6 +82,10 @@ pub struct Settings {
     /// whichever runs out first decides. Rooms stored before this setting read it as none.
     #[serde(default)]
     pub game_clock: Option<GameClock>,
+    /// How many moves a seat may queue while others move (premoves), 0 to 10; 0 turns premoves
+    /// off. Rooms stored before this setting read it as 10.
+    #[serde(default = "default_premoves")]
+    pub premoves: u32,
     /// How strong CPU seats play by default.
     pub cpu_level: CpuLevel,
     /// On each rematch the first seat moves one place (Duo: the people move one seat on, White
@@ -148,6 +152,9 @@ pub struct SettingsPatch {
         deserialize_with = "present_even_if_null"
     )]
     pub game_clock: Option<Option<GameClock>>,
+    /// See [`Settings::premoves`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub premoves: Option<u32>,
     /// See [`Settings::cpu_level`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_level: Option<CpuLevel>,
@@ -157,6 +164,13 @@ pub struct SettingsPatch {
     /// See [`Settings::show_legal_moves`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub show_legal_moves: Option<bool>,
+}
+
+/// The premoves a seat may queue unless the host chose otherwise: as many as chess.com allows.
+pub const DEFAULT_PREMOVES: u32 = 10;
+
+fn default_premoves() -> u32 {
+    DEFAULT_PREMOVES
 }
 
 /// A patch field that may be set to `null`: absent reads as `None` (unchanged, by the field's

@@ -347,6 +347,9 @@ pub struct Snapshot {
     /// The switch-partners session, if the room plays one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionView>,
+    /// The premoves your seats have queued, for each of your seats that has any (nobody else's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub premoves: Vec<PremoveQueue>,
     /// What the room's rules let its players do now (once a game has started, the same as
     /// `game.rules`).
     #[serde(default)]
@@ -420,10 +423,39 @@ pub struct MovedEvent {
     /// is away) or by a walking king.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub automatic: bool,
+    /// Whether the move was the player's premove, played by the server as the turn began.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub premove: bool,
     /// The clocks after the move.
     #[serde(default)]
     pub clock: Clock,
     /// The result, if the move ended the game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<GameResult>,
+}
+
+/// A seat's premove queue, first to play first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PremoveQueue {
+    /// The seat.
+    pub seat: SeatIndex,
+    /// The queued moves in coordinate form, first to play first.
+    pub moves: Vec<String>,
+}
+
+/// Why the server emptied a seat's premove queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PremovesDropped {
+    /// The first queued move was not legal when the seat's turn began.
+    Illegal,
+    /// A takeback changed the position the moves were queued for.
+    TakenBack,
+    /// The CPU played the seat's turn (its turn limit ran out, or the player is away past the
+    /// grace period): queued moves are never played for an absent player.
+    CpuPlayed,
+    /// The player was away (disconnected) when the turn began.
+    Away,
+    /// The seat is out of the game, or the game is over.
+    GameOver,
 }

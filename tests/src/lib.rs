@@ -771,8 +771,14 @@ impl Table {
     /// Plays `moves` (seat number, coordinate form) from the first ply on; each must be
     /// acknowledged.
     pub async fn play_opening(&mut self, moves: &[(u8, &str)]) {
-        for (ply, &(seat, mv)) in moves.iter().enumerate() {
-            let answer = self.play(self::seat(seat), ply as u32, mv).await;
+        self.play_opening_from(0, moves).await;
+    }
+
+    /// Plays `moves` (seat number, coordinate form) from ply `first` on; each must be
+    /// acknowledged.
+    pub async fn play_opening_from(&mut self, first: u32, moves: &[(u8, &str)]) {
+        for (ply, &(seat, mv)) in (first..).zip(moves) {
+            let answer = self.play(self::seat(seat), ply, mv).await;
             assert!(
                 matches!(answer, ServerMessage::Ack { .. }),
                 "ply {ply}, {mv} for seat {seat}: {answer:?}"

@@ -28,6 +28,7 @@ fn every_field() -> (SettingsPatch, impl Fn(&Settings)) {
             increment: 10,
             delay: 0,
         })),
+        premoves: Some(3),
         cpu_level: Some(CpuLevel::Hard),
         rotate_first_seat: Some(false),
         show_legal_moves: Some(false),
@@ -42,7 +43,7 @@ fn every_field() -> (SettingsPatch, impl Fn(&Settings)) {
             Some((2, 10))
         );
         assert!(s.pawn_breakthrough && s.lifelines && s.silent_partners && s.switch_partners);
-        assert_eq!(s.cpu_level, CpuLevel::Hard);
+        assert_eq!((s.cpu_level, s.premoves), (CpuLevel::Hard, 3));
         assert!(!s.rotate_first_seat && !s.show_legal_moves);
     };
     (patch, check)

@@ -58,6 +58,8 @@ export class RoomState {
     this.chat = [];
     /** @type {SessionView | null} */
     this.session = null;
+    /** @type {Record<number, string[]>} each of your seats' premove queue, first to play first */
+    this.premoves = {};
     /** @type {import("./protocol.js").Limits | null} the server's limits on names and chat */
     this.limits = null;
     /** every position of the game, for review and for words on the moves */
@@ -234,6 +236,7 @@ export class RoomState {
     this.legal = msg.legal_moves ? { ...msg.legal_moves, v: msg.v } : null;
     this.chat = msg.chat || [];
     this.session = msg.session || null;
+    this.premoves = Object.fromEntries((msg.premoves || []).map((q) => [q.seat, q.moves]));
     this.limits = msg.limits || null;
     this.emit({ kind: "snapshot" });
   }
@@ -308,6 +311,7 @@ export class RoomState {
         this.status = "playing";
         this.legal = null;
         this.plyAuto = [];
+        this.premoves = {};
         this.setGame(ev.game);
         break;
       case "moved":
@@ -339,6 +343,9 @@ export class RoomState {
         this.session = session;
         break;
       }
+      case "premoves":
+        this.premoves = { ...this.premoves, [ev.seat]: ev.moves };
+        break;
       case "hidden":
         break;
     }
@@ -429,6 +436,7 @@ export class RoomState {
    * @param {number[] | undefined} seatMoves where each seat's person went
    */
   onRematch(seats, game, seatMoves) {
+    this.premoves = {};
     if (seatMoves) {
       const moves = seatMoves;
       this.remapTokens((s) => moves[s]);

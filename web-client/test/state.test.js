@@ -191,6 +191,13 @@ const CASES = {
       assert.deepEqual(state.session, session);
     },
   },
+  premoves: {
+    base: GAME,
+    prepare: (snap, ev) => (snap.premoves = [{ seat: ev.seat, moves: ["a1a2"] }]),
+    check(state, ev) {
+      assert.deepEqual(state.premoves[ev.seat], ev.moves);
+    },
+  },
 };
 
 test("every event kind of the protocol's document has a case here", () => {

@@ -105,6 +105,24 @@ seat: SeatIndex
 token: string
 type: "move"
 } | {
+/**
+ * The move in coordinate form, as for `move`.
+ */
+move: string
+seat: SeatIndex
+/**
+ * The seat's token.
+ */
+token: string
+type: "premove"
+} | {
+seat: SeatIndex
+/**
+ * The seat's token.
+ */
+token: string
+type: "cancel_premoves"
+} | {
 seat: SeatIndex
 /**
  * The seat's token.
@@ -382,16 +400,28 @@ seat_moves?: [SeatIndex, SeatIndex, SeatIndex, SeatIndex]
 seats: SeatView[]
 } | (SessionView & {
 kind: "session"
-}))
+}) | {
+dropped?: PremovesDropped
+kind: "premoves"
+/**
+ * The queue, first to play first (empty when it was emptied).
+ */
+moves: string[]
+seat: SeatIndex
+})
 /**
  * What changed a game, other than a move (in JSON, its name in snake case: `resigned`, …).
  */
 export type GameChange = ("resigned" | "resignation_requested" | "resignation_declined" | "draw_offered" | "draw_declined" | "draw_agreed" | "taken_back" | "win_claimed" | "timed_out")
 /**
+ * Why the server emptied a seat's premove queue.
+ */
+export type PremovesDropped = ("illegal" | "taken_back" | "cpu_played" | "away" | "game_over")
+/**
  * The stable code of every error the server reports. Clients switch on the code; the
  * message next to it is for people.
  */
-export type ErrorCode = ("bad_json" | "unknown_type" | "invalid_message" | "too_large" | "not_utf8" | "bad_frame" | "rate_limited" | "room_not_found" | "game_not_found" | "too_many_rooms" | "storage_unavailable" | "too_many_connections" | "bad_seat" | "seat_taken" | "seat_empty" | "bad_name" | "bad_token" | "not_host" | "invalid_settings" | "not_started" | "already_started" | "game_over" | "not_your_turn" | "stale_ply" | "bad_move" | "illegal_move" | "taken_back" | "not_in_game" | "not_allowed" | "no_lifelines" | "nothing_to_take_back" | "no_alternative" | "no_draw_offer" | "no_resignation_request" | "cannot_claim" | "time_up" | "bad_chat" | "chat_limited" | "not_finished" | "bad_version" | "forbidden_origin" | "not_websocket" | "shutting_down" | "internal")
+export type ErrorCode = ("bad_json" | "unknown_type" | "invalid_message" | "too_large" | "not_utf8" | "bad_frame" | "rate_limited" | "room_not_found" | "game_not_found" | "too_many_rooms" | "storage_unavailable" | "too_many_connections" | "bad_seat" | "seat_taken" | "seat_empty" | "bad_name" | "bad_token" | "not_host" | "invalid_settings" | "not_started" | "already_started" | "game_over" | "not_your_turn" | "stale_ply" | "bad_move" | "illegal_move" | "taken_back" | "not_in_game" | "not_allowed" | "no_lifelines" | "nothing_to_take_back" | "no_alternative" | "no_draw_offer" | "no_resignation_request" | "premoves_full" | "cannot_claim" | "time_up" | "bad_chat" | "chat_limited" | "not_finished" | "bad_version" | "forbidden_origin" | "not_websocket" | "shutting_down" | "internal")
 
 /**
  * A change to some settings: only the fields present change. Changing `preset` first resets every
@@ -442,6 +472,10 @@ move_limit?: (number | null)
  * See [`Settings::pawn_breakthrough`].
  */
 pawn_breakthrough?: (boolean | null)
+/**
+ * See [`Settings::premoves`].
+ */
+premoves?: (number | null)
 /**
  * See [`Settings::preset`].
  */
@@ -518,6 +552,10 @@ host_seat: (SeatIndex | null)
 host_token?: string
 legal_moves?: LegalMoves
 limits: Limits
+/**
+ * The premoves your seats have queued, for each of your seats that has any (nobody else's).
+ */
+premoves?: PremoveQueue[]
 /**
  * The protocol version the server speaks ([`crate::PROTOCOL_VERSION`]).
  */
@@ -774,6 +812,16 @@ chat_per_minute: number
 name_chars: number
 }
 /**
+ * A seat's premove queue, first to play first.
+ */
+export interface PremoveQueue {
+/**
+ * The queued moves in coordinate form, first to play first.
+ */
+moves: string[]
+seat: SeatIndex
+}
+/**
  * One seat as everyone sees it.
  */
 export interface SeatView {
@@ -876,6 +924,11 @@ move_limit: number
  */
 pawn_breakthrough: boolean
 /**
+ * How many moves a seat may queue while others move (premoves), 0 to 10; 0 turns premoves
+ * off. Rooms stored before this setting read it as 10.
+ */
+premoves: number
+/**
  * The rule system: `teams`, `teams-house`, `teams-classic`, `ffa`, `ffa-walking-kings`, `duo`.
  */
 preset: string
@@ -957,6 +1010,10 @@ ply: number
  * @maxItems 4
  */
 points: [number, number, number, number]
+/**
+ * Whether the move was the player's premove, played by the server as the turn began.
+ */
+premove?: boolean
 /**
  * For a promotion, the piece the pawn became, written as in the game's `pieces` (`rQ`).
  */

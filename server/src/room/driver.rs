@@ -13,9 +13,10 @@ use fourkings_protocol::{Clock, GameStatus, GameView, LegalMoves, SeatIndex};
 use tokio::time::Instant;
 
 use super::clock::{BankRules, Clocks};
+use super::premoves::Premoves;
 use super::record::GameAction;
 use super::refusal::Refusal;
-use super::views;
+use super::views::{self, MovedBy};
 use super::{frames, seat_numbers};
 
 /// Names one CPU search of a room: a result carries the id of the search that found it, so that
@@ -62,6 +63,8 @@ pub(crate) struct GameDriver {
     cpu_thinking: Option<CpuJobId>,
     /// The id the next search gets.
     next_cpu_job: u64,
+    /// The moves each seat queued for its turn.
+    premoves: Premoves,
 }
 
 impl GameDriver {
@@ -77,7 +80,18 @@ impl GameDriver {
             cpu_job: None,
             cpu_thinking: None,
             next_cpu_job: 0,
+            premoves: Premoves::default(),
         }
+    }
+
+    /// The premove queues of the current game.
+    pub(crate) fn premoves(&self) -> &Premoves {
+        &self.premoves
+    }
+
+    /// The premove queues, to change (a request or a record).
+    pub(crate) fn premoves_mut(&mut self) -> &mut Premoves {
+        &mut self.premoves
     }
 
     /// The current (or last) game, once one has started.
@@ -140,6 +154,7 @@ impl GameDriver {
         now: Instant,
     ) {
         self.clocks = Clocks::new(turn_limit, banks);
+        self.premoves.reset();
         self.first_seat = first_seat;
         self.game = Some(game);
         self.games_played += 1;
@@ -180,6 +195,14 @@ impl GameDriver {
             GameAction::Abandon { seat: s } => game.abandon(seat(*s)),
         };
         result?;
+        if let GameAction::Move {
+            seat,
+            premove: true,
+            ..
+        } = action
+        {
+            self.premoves.played_first(*seat);
+        }
         self.follow_turn(now);
         Ok(())
     }
@@ -318,16 +341,10 @@ impl GameDriver {
     }
 
     /// The `moved` event of the last ply, at event version `v`.
-    pub(crate) fn moved_frame(&self, v: u64, automatic: bool, now: Instant) -> Option<Utf8Bytes> {
+    pub(crate) fn moved_frame(&self, v: u64, by: MovedBy, now: Instant) -> Option<Utf8Bytes> {
         let game = self.game.as_ref()?;
         let ply = game.last_ply()?;
-        Some(frames::moved_frame(
-            v,
-            game,
-            ply,
-            automatic,
-            &self.clock_view(now),
-        ))
+        Some(frames::moved_frame(v, game, ply, by, &self.clock_view(now)))
     }
 
     /// The ply and position hash the CPU is asked about now, while a game is on.

@@ -16,7 +16,7 @@ use fourkings_engine::notation::{MAX_COORDINATE_LEN, coordinate_bytes};
 use fourkings_engine::{Game, Move, Seat, Square};
 use fourkings_protocol::{ArmyState, Clock, SeatIndex, ServerMessage};
 
-use super::views::{armies, piece_code, points, promotion, result};
+use super::views::{MovedBy, armies, piece_code, points, promotion, result};
 
 /// Serialises a message once; the bytes are shared by every recipient.
 pub(crate) fn encode(message: &ServerMessage) -> Utf8Bytes {
@@ -28,13 +28,7 @@ pub(crate) fn encode(message: &ServerMessage) -> Utf8Bytes {
 /// allocated strings, then serde's general path) was the largest part of a move's cost after
 /// the legal moves. The bytes are exactly what serialising the `MovedEvent` that the tests'
 /// `moved_event` builds gives (a test checks it over random games).
-pub(crate) fn moved_frame(
-    v: u64,
-    game: &Game,
-    ply: &Ply,
-    automatic: bool,
-    clock: &Clock,
-) -> Utf8Bytes {
+pub(crate) fn moved_frame(v: u64, game: &Game, ply: &Ply, by: MovedBy, clock: &Clock) -> Utf8Bytes {
     let format = game.rules().format;
     let pos = game.position();
     let mut numbers = itoa::Buffer::new();
@@ -135,8 +129,11 @@ pub(crate) fn moved_frame(
     if ply.ended_draw_offer {
         text.extend_from_slice(br#","ended_draw_offer":true"#);
     }
-    if automatic || ply.walking {
+    if by == MovedBy::Cpu || ply.walking {
         text.extend_from_slice(br#","automatic":true"#);
+    }
+    if by == MovedBy::Premove {
+        text.extend_from_slice(br#","premove":true"#);
     }
     text.extend_from_slice(br#","clock":"#);
     push_clock(&mut text, clock);
@@ -305,8 +302,8 @@ mod tests {
     /// What serde writes for the `moved` event: the event built as a `MovedEvent`, then
     /// serialised.
     #[inline(never)]
-    fn serde_moved_frame(v: u64, game: &Game, ply: &Ply, automatic: bool, clock: &Clock) -> String {
-        let event = moved_event(game, ply, automatic, clock.clone());
+    fn serde_moved_frame(v: u64, game: &Game, ply: &Ply, by: MovedBy, clock: &Clock) -> String {
+        let event = moved_event(game, ply, by, clock.clone());
         serde_json::to_string(&ServerMessage::Event {
             v,
             event: fourkings_protocol::Event::Moved(event),
@@ -355,11 +352,12 @@ mod tests {
                         delay_ms: rng.random_bool(0.2).then(|| rng.random()),
                         paused: rng.random_bool(0.2),
                     };
-                    let automatic = rng.random_bool(0.2);
+                    let by =
+                        [MovedBy::Player, MovedBy::Premove, MovedBy::Cpu][rng.random_range(0..3)];
                     let ply = after.plies().last().unwrap();
                     assert_eq!(
-                        moved_frame(v, &after, ply, automatic, &clock).as_str(),
-                        serde_moved_frame(v, &after, ply, automatic, &clock)
+                        moved_frame(v, &after, ply, by, &clock).as_str(),
+                        serde_moved_frame(v, &after, ply, by, &clock)
                     );
                     finals += usize::from(after.is_over());
                     offers_ended += usize::from(ply.ended_draw_offer);

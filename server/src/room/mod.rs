@@ -47,6 +47,7 @@ mod events;
 pub(crate) mod frames;
 mod journal;
 mod observe;
+mod premoves;
 mod record;
 mod refusal;
 pub(crate) mod rules;

@@ -94,6 +94,8 @@ pub(crate) fn log_record(record: &Record, game: Option<&Game>, games_played: u32
         Record::TurnExpired => {
             tracing::debug!(seat = to_move.map(SeatIndex::get), "turn limit ran out")
         }
+        Record::Premove { seat, .. } => tracing::debug!(seat = seat.get(), "premove queued"),
+        Record::PremovesCleared { seat } => tracing::debug!(seat = seat.get(), "premoves cleared"),
         Record::Absence { seat, absence } => {
             tracing::debug!(seat = seat.get(), ?absence, "presence")
         }
@@ -120,9 +122,16 @@ fn describe_action(action: &GameAction) -> (&'static str, Option<SeatIndex>) {
     match action {
         // `automatic`: the CPU played it for a person (away, or out of time).
         GameAction::Move {
-            seat, automatic, ..
+            seat,
+            automatic,
+            premove,
+            ..
         } => (
-            if *automatic { "automatic_move" } else { "move" },
+            match (automatic, premove) {
+                (true, _) => "automatic_move",
+                (false, true) => "premove",
+                (false, false) => "move",
+            },
             Some(*seat),
         ),
         GameAction::Walk { .. } => ("walking_king", None),
@@ -150,6 +159,8 @@ pub(crate) fn record_kind(record: &Record) -> &'static str {
         Record::GameStarted { .. } => "game_started",
         Record::Game { .. } => "game",
         Record::TurnExpired => "turn_expired",
+        Record::Premove { .. } => "premove",
+        Record::PremovesCleared { .. } => "premoves_cleared",
         Record::Absence { .. } => "absence",
         Record::Chat { .. } => "chat",
         Record::FirstSeat { .. } => "first_seat",

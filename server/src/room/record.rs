@@ -64,6 +64,9 @@ pub(crate) enum GameAction {
         seat: SeatIndex,
         mv: String,
         automatic: bool,
+        /// The seat's first premove, played as its turn began (it leaves the queue).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        premove: bool,
     },
     Walk {
         mv: String,
@@ -126,6 +129,10 @@ pub(crate) enum Record {
     Game { action: GameAction },
     /// The current turn's limit ran out: the CPU plays this move.
     TurnExpired,
+    /// A seat queued a move for its turn.
+    Premove { seat: SeatIndex, mv: String },
+    /// A seat's premove queue was emptied (by its player, or by the room).
+    PremovesCleared { seat: SeatIndex },
     /// A player left or came back.
     Absence {
         seat: SeatIndex,

@@ -57,6 +57,12 @@ pub(crate) enum Refusal {
     /// A move from a seat whose turn it is not.
     #[error("it is not this seat's turn")]
     NotYourTurn,
+    /// A premove beyond the queue the room allows.
+    #[error("a seat may queue {max} premoves in this room")]
+    PremovesFull {
+        /// The room's limit (0: premoves are off).
+        max: u32,
+    },
     /// A move after the turn limit ran out (the CPU plays the turn).
     #[error("the turn limit ran out: the CPU is playing this move")]
     TimeUp,
@@ -129,6 +135,7 @@ impl Refusal {
             Refusal::StalePly { .. } => ErrorCode::StalePly,
             Refusal::NotYourTurn => ErrorCode::NotYourTurn,
             Refusal::TimeUp => ErrorCode::TimeUp,
+            Refusal::PremovesFull { .. } => ErrorCode::PremovesFull,
             Refusal::BadMove { .. } => ErrorCode::BadMove,
             Refusal::IllegalMove { .. } | Refusal::NotTheWalkingKingsMove { .. } => {
                 ErrorCode::IllegalMove

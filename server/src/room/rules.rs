@@ -14,6 +14,9 @@ pub(crate) enum SettingsError {
     /// A team clock that is not one of the choices.
     #[error("team_clock must be 0, 3, 5, 10 or 15 minutes, not {0}")]
     TeamClock(u32),
+    /// More premoves than a seat may queue.
+    #[error("premoves takes 0 to {MAX_PREMOVES}, not {0}")]
+    Premoves(u32),
     /// A game clock out of its ranges.
     #[error(
         "game_clock takes 1 to 60 minutes and 0 to 60 seconds of increment or of delay (not both)"
@@ -29,6 +32,9 @@ pub(crate) enum SettingsError {
     #[error(transparent)]
     Rules(#[from] RuleSetError),
 }
+
+/// The most premoves a room may let a seat queue (chess.com's number).
+const MAX_PREMOVES: u32 = 10;
 
 /// The settings of a new room with `preset`.
 pub(crate) fn defaults(preset: Preset) -> Settings {
@@ -54,6 +60,7 @@ pub(crate) fn defaults(preset: Preset) -> Settings {
         turn_limit: 0,
         team_clock: 0,
         game_clock: None,
+        premoves: fourkings_protocol::DEFAULT_PREMOVES,
         cpu_level: CpuLevel::Medium,
         rotate_first_seat: true,
         show_legal_moves: true,
@@ -67,6 +74,7 @@ pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settin
             let preset: Preset = name.parse()?;
             Settings {
                 cpu_level: settings.cpu_level,
+                premoves: settings.premoves,
                 rotate_first_seat: settings.rotate_first_seat,
                 ..defaults(preset)
             }
@@ -91,6 +99,7 @@ pub(crate) fn apply(settings: &Settings, patch: &SettingsPatch) -> Result<Settin
         claim_win,
         turn_limit,
         team_clock,
+        premoves,
         cpu_level,
         rotate_first_seat,
         show_legal_moves
@@ -109,6 +118,9 @@ pub(crate) fn validate(settings: &Settings) -> Result<(), SettingsError> {
     }
     if ![0, 3, 5, 10, 15].contains(&settings.team_clock) {
         return Err(SettingsError::TeamClock(settings.team_clock));
+    }
+    if settings.premoves > MAX_PREMOVES {
+        return Err(SettingsError::Premoves(settings.premoves));
     }
     if let Some(clock) = settings.game_clock {
         let seconds = 0..=60;

@@ -240,13 +240,24 @@ pub(crate) fn game_view(
     }
 }
 
+/// Who chose a move, as its `moved` event says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MovedBy {
+    /// The seat's player (or a CPU seat), on the turn.
+    Player,
+    /// The seat's player, queued before the turn and played by the server as it began.
+    Premove,
+    /// The CPU, for a player whose turn limit ran out or who is away (`automatic`).
+    Cpu,
+}
+
 /// The diff of the move `ply`, just played in `game`, as the protocol defines it: the reference
 /// that [`moved_frame`], which the server sends, is checked against.
 #[cfg(test)]
 pub(crate) fn moved_event(
     game: &Game,
     ply: &Ply,
-    automatic: bool,
+    by: MovedBy,
     clock: Clock,
 ) -> fourkings_protocol::MovedEvent {
     let format = game.rules().format;
@@ -264,7 +275,8 @@ pub(crate) fn moved_event(
         armies: armies(game),
         promotion: promotion(game, ply),
         ended_draw_offer: ply.ended_draw_offer,
-        automatic: automatic || ply.walking,
+        automatic: by == MovedBy::Cpu || ply.walking,
+        premove: by == MovedBy::Premove,
         clock,
         result: result(game),
     }

@@ -76,6 +76,8 @@ impl Room {
             Record::GameStarted { seed, first_seat } => self.begin_game(*seed, *first_seat)?,
             Record::Game { action } => self.driver.act(action, now)?,
             Record::TurnExpired => self.driver.expire_turn(),
+            Record::Premove { seat, mv } => self.driver.premoves_mut().push(*seat, mv.clone()),
+            Record::PremovesCleared { seat } => self.driver.premoves_mut().clear(*seat),
             Record::Absence { seat, absence } => {
                 match absence {
                     StoredAbsence::Present => self.seating.mark_present(*seat),

@@ -8,6 +8,7 @@ mod apply;
 mod chat;
 mod lobby;
 mod play;
+mod premoves;
 mod presence;
 mod rematch;
 mod requests;

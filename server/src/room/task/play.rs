@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use fourkings_engine::bot::SearchRoot;
 use fourkings_engine::{Format, Game, Move, Seat};
-use fourkings_protocol::{CpuLevel, Event, GameChange, SeatIndex};
+use fourkings_protocol::{CpuLevel, Event, GameChange, PremovesDropped, SeatIndex};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -22,6 +22,7 @@ use crate::room::record::{GameAction, Record};
 use crate::room::refusal::Refusal;
 use crate::room::seat_numbers;
 use crate::room::seating::SeatSlot;
+use crate::room::views::MovedBy;
 
 /// The least of a turn's remaining time the CPU leaves unused, for its move to be played and
 /// travel.
@@ -33,7 +34,7 @@ const MIN_CPU_BUDGET: Duration = Duration::from_millis(10);
 
 impl Room {
     /// The seat as the engine knows it, after checking the token and that a game is running.
-    fn seat_in_game(
+    pub(super) fn seat_in_game(
         &mut self,
         conn: ConnId,
         seat: SeatIndex,
@@ -87,18 +88,19 @@ impl Room {
             seat,
             mv: text.to_owned(),
             automatic: false,
+            premove: false,
         })?;
-        self.announce_last_move(false);
+        self.announce_last_move(MovedBy::Player);
         self.advance();
         Ok(Ack::default())
     }
 
     /// Publishes the diff of the last ply.
-    fn announce_last_move(&mut self, automatic: bool) {
+    pub(super) fn announce_last_move(&mut self, by: MovedBy) {
         let v = self.events.next_version();
         let frame = self
             .driver
-            .moved_frame(v, automatic, self.time.now())
+            .moved_frame(v, by, self.time.now())
             .expect("a move was just played");
         self.events.emit_written(v, frame);
     }
@@ -226,6 +228,7 @@ impl Room {
     ) -> Result<Ack, Refusal> {
         self.seat_in_game(conn, seat, token)?;
         self.commit_game(GameAction::TakeBack { seat })?;
+        self.drop_all_premoves(PremovesDropped::TakenBack);
         // A CPU's result for the ply just undone is stale now; a new one will be asked for.
         Ok(self.changed_and_on(GameChange::TakenBack, seat))
     }
@@ -275,7 +278,7 @@ impl Room {
     }
 
     /// Whether the CPU chooses `seat`'s move now.
-    fn cpu_drives(&self, seat: SeatIndex) -> bool {
+    pub(super) fn cpu_drives(&self, seat: SeatIndex) -> bool {
         match self.seating.slot(seat) {
             SeatSlot::Cpu { .. } => true,
             SeatSlot::Human { .. } => {
@@ -291,11 +294,13 @@ impl Room {
     /// settles a finished game (the archive; the room leaves memory if no rematch comes).
     pub(super) fn advance(&mut self) {
         self.cancel_stale_cpu();
+        self.drop_premoves_of_the_out();
         loop {
             let Some(game) = self.driver.game() else {
                 return;
             };
             if game.is_over() {
+                self.drop_premoves_of_the_out();
                 self.game_over();
                 return;
             }
@@ -309,12 +314,15 @@ impl Room {
                 if self.commit_game(walk).is_err() {
                     return;
                 }
-                self.announce_last_move(true);
+                self.announce_last_move(MovedBy::Cpu);
                 continue;
             }
             let Some(seat) = self.driver.to_move() else {
                 return;
             };
+            if self.play_premove(seat) {
+                continue;
+            }
             if self.cpu_drives(seat) && !self.driver.cpu_thinking() {
                 self.ask_cpu();
             }
@@ -441,9 +449,15 @@ impl Room {
                 seat,
                 mv: fourkings_engine::notation::write_coordinate(mv),
                 automatic: for_player,
+                premove: false,
             };
             if self.cpu_drives(seat) && self.commit_game(action).is_ok() {
-                self.announce_last_move(for_player);
+                let by = if for_player {
+                    MovedBy::Cpu
+                } else {
+                    MovedBy::Player
+                };
+                self.announce_last_move(by);
             }
         }
         self.advance();

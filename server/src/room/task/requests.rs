@@ -156,6 +156,10 @@ impl Room {
                 mv,
                 ..
             } => self.play_move(conn, seat, &token, ply, &mv),
+            ClientMessage::Premove { seat, token, mv } => self.premove(conn, seat, &token, mv),
+            ClientMessage::CancelPremoves { seat, token } => {
+                self.cancel_premoves(conn, seat, &token)
+            }
             ClientMessage::Resign { seat, token, .. } => self.resign(conn, seat, &token),
             ClientMessage::AnswerResignation {
                 seat,

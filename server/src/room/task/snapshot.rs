@@ -102,6 +102,7 @@ impl Room {
             legal_moves,
             chat: self.chat.lines_for(seats),
             session: self.session.as_ref().map(|s| s.view(&self.seating)),
+            premoves: self.driver.premoves().views(seats.iter()),
             rules: crate::rules_view::room_rules(&self.settings, self.driver.is_started()),
             limits: self.context.config.limits(),
             server_time: self.time.wall_now(),
