@@ -15,7 +15,7 @@ import { pieceGroup } from "./pieces.js";
  * What the board draws: the game (or an earlier position of it), the legal moves usable now (or
  * null), whether it is Duo, whether to mark where a selected piece may go, and each army's last
  * move, oldest first, in its colour.
- * @typedef {{game: GameView, legal: {seat: number, moves: string[]} | null, duo: boolean, showLegal: boolean, marks?: MoveMark[]}} BoardView
+ * @typedef {{game: GameView, legal: {seat: number, moves: string[]} | null, duo: boolean, showLegal: boolean, marks?: MoveMark[], premove?: Premove | null}} BoardView
  */
 
 /**
@@ -30,6 +30,11 @@ import { pieceGroup } from "./pieces.js";
  */
 
 /** @typedef {{from: string, to: string, promotion: string | null, text: string}} LegalMove */
+/**
+ * Queuing moves while others move: the seat, its queue, and whether the view already shows the
+ * pieces where the queue puts them.
+ * @typedef {{seat: number, queued: string[], shown?: boolean}} Premove
+ */
 
 /** @typedef {{name: string, x: number, y: number, id: number, dragging: boolean, wasSelected: boolean}} Press */
 
@@ -49,12 +54,18 @@ function squareOf(e) {
 
 export class Board {
   /**
-   * @param {{onMove: (text: string) => void, onNotice?: (text: string) => void}} options
+   * @param {{onMove: (text: string) => void, onNotice?: (text: string) => void, onPremove?: (text: string) => void, onCancelPremoves?: () => void}} options
    *   `onMove(text)`: play a move (coordinate form) for the seat to move;
-   *   `onNotice(text)`: say something to the player (an illegal drop, say).
+   *   `onNotice(text)`: say something to the player (an illegal drop, say);
+   *   `onPremove(text)`: queue a move for the player's next turn;
+   *   `onCancelPremoves()`: empty the queue (right click, Escape, a click on an empty square).
    */
-  constructor({ onMove, onNotice }) {
+  constructor({ onMove, onNotice, onPremove, onCancelPremoves }) {
     this.onMove = onMove;
+    this.onPremove = onPremove || (() => {});
+    this.onCancelPremoves = onCancelPremoves || (() => {});
+    /** @type {Premove | null} queuing moves for this seat while others move */
+    this.premove = null;
     this.onNotice = onNotice || (() => {});
     this.el = h("div", { class: "board-wrap" });
     /** @type {Geometry} the board built (drawn only once `svg` is there) */
@@ -206,6 +217,13 @@ export class Board {
     svg.addEventListener("pointermove", (e) => this.pointerMove(e));
     svg.addEventListener("pointerup", (e) => this.pointerUp(e));
     svg.addEventListener("pointercancel", () => this.cancelDrag());
+    // A right click cancels the premoves (and opens no menu while there are some).
+    svg.addEventListener("contextmenu", (e) => {
+      if (!this.premove || !this.premove.queued.length) return;
+      e.preventDefault();
+      this.select(null);
+      this.onCancelPremoves();
+    });
     svg.addEventListener("keydown", (e) => this.keyDown(e));
     svg.addEventListener("focusin", (e) => {
       const sq = squareOf(e);
@@ -238,14 +256,20 @@ export class Board {
    * @param {boolean} [force] redraw every piece
    */
   draw(view, force = false) {
+    if (view.premove && !view.premove.shown) view = premoveView(view, view.premove);
     const game = view.game;
+    this.premove = view.premove || null;
     const geo = geometry(game.board);
     if (!this.svg || this.geo.kind !== geo.kind) this.build(geo);
     const previous = this.drawn;
     this.drawn = view;
     this.showTargets = view.showLegal !== false;
     this.movesFrom = new Map();
-    if (view.legal) {
+    if (this.premove) {
+      // Any piece of the seat may be queued to any square: the server decides when it plays.
+      const seats = [this.premove.seat];
+      for (const [sq, code] of Object.entries(game.pieces)) if (pieceSeats(code, view.duo).some((s) => seats.includes(s))) this.movesFrom.set(sq, []);
+    } else if (view.legal) {
       for (const text of view.legal.moves) {
         const mv = parseMove(text);
         if (!mv) continue;
@@ -265,6 +289,14 @@ export class Board {
     /** @type {string[]} */
     const last = game.last_move || [];
     const checking = new Set(game.checking || []);
+    /** @type {Map<string, boolean>} squares of queued moves: `true` for where one lands */
+    const queued = new Map();
+    for (const text of (view.premove && view.premove.queued) || []) {
+      const mv = parseMove(text);
+      if (!mv) continue;
+      if (!queued.has(mv.from)) queued.set(mv.from, false);
+      queued.set(mv.to, true);
+    }
     /** @type {Map<string, {mark: MoveMark, to: boolean}>} the newest mark of each square */
     const marked = new Map();
     for (const mark of view.marks || []) {
@@ -298,10 +330,12 @@ export class Board {
       cls.toggle("check", checkKings.has(name));
       cls.toggle("checking", checking.has(name));
       cls.toggle("selected", this.selected === name);
+      cls.toggle("premoved", queued.has(name));
+      cls.toggle("premoved-to", queued.get(name) === true);
       cls.toggle("movable", this.movesFrom.has(name));
       cls.toggle("target", this.showTargets && targets.has(name));
       cls.toggle("capture", this.showTargets && targets.has(name) && !!code);
-      sq.g.setAttribute("aria-label", this.describe(name, code, out, view, { mark, checking, checkKings, targets }));
+      sq.g.setAttribute("aria-label", this.describe(name, code, out, view, { mark, checking, checkKings, targets, premoved: queued.get(name) }));
     }
   }
 
@@ -352,16 +386,17 @@ export class Board {
    * @param {string | null} code
    * @param {boolean} out
    * @param {BoardView} view
-   * @param {{mark: {mark: MoveMark, to: boolean} | undefined, checking: Set<string>, checkKings: Set<string>, targets: Set<string>}} marks
+   * @param {{mark: {mark: MoveMark, to: boolean} | undefined, checking: Set<string>, checkKings: Set<string>, targets: Set<string>, premoved?: boolean}} marks
    * @returns {string}
    */
-  describe(name, code, out, view, { mark, checking, checkKings, targets }) {
+  describe(name, code, out, view, { mark, checking, checkKings, targets, premoved }) {
     let text = `${name}, ${code ? pieceWords(code, view.duo) + (out ? " (out)" : "") : "empty"}`;
     if (checkKings.has(name)) text += ", in check";
     if (checking.has(name)) text += ", giving check";
     if (this.selected === name) text += ", selected";
     if (targets.has(name)) text += ", can move here";
     if (mark) text += `, ${mark.mark.name}'s last move ${mark.to ? "to" : "from"} here`;
+    if (premoved !== undefined) text += premoved ? ", your premove to here" : ", your premove from here";
     return text;
   }
 
@@ -372,6 +407,11 @@ export class Board {
    */
   targetsOf(from) {
     const set = new Set();
+    if (this.premove && from && this.movesFrom.has(from)) {
+      // A premove may go to any square but one of the seat's own pieces.
+      for (const name of this.squares.keys()) if (name !== from && !this.movesFrom.has(name)) set.add(name);
+      return set;
+    }
     for (const mv of (from && this.movesFrom.get(from)) || []) set.add(mv.to);
     return set;
   }
@@ -401,6 +441,11 @@ export class Board {
     }
     if (this.movesFrom.has(name)) {
       this.select(this.selected === name ? null : name);
+      return true;
+    }
+    if (this.premove && !this.selected && this.premove.queued.length) {
+      // A click on an empty square (or another's piece) with nothing selected cancels them.
+      this.onCancelPremoves();
       return true;
     }
     if (this.selected) {
@@ -438,6 +483,12 @@ export class Board {
    * @param {string} to
    */
   tryMove(from, to) {
+    if (this.premove) {
+      this.selected = null;
+      this.redraw();
+      this.onPremove(from + to);
+      return;
+    }
     const options = (this.movesFrom.get(from) || []).filter((mv) => mv.to === to);
     if (options.length === 0) {
       this.onNotice(`${from} to ${to} is not a legal move.`);
@@ -689,8 +740,28 @@ export class Board {
         e.preventDefault();
         this.closeChooser();
         this.select(null);
+      } else if (this.premove && this.premove.queued.length) {
+        e.preventDefault();
+        this.onCancelPremoves();
       }
     }
   }
 }
 
+/**
+ * The view while the player queues premoves: the pieces stand where the queued moves put them,
+ * as chess.com shows them (the board moves the pieces, it knows no rules), and no legal moves.
+ * @param {BoardView} view
+ * @param {Premove} premove
+ * @returns {BoardView}
+ */
+export function premoveView(view, premove) {
+  const pieces = { ...view.game.pieces };
+  for (const text of premove.queued) {
+    const mv = parseMove(text);
+    if (!mv || !pieces[mv.from]) continue;
+    pieces[mv.to] = pieces[mv.from];
+    delete pieces[mv.from];
+  }
+  return { ...view, legal: null, game: { ...view.game, pieces }, premove: { ...premove, shown: true } };
+}

@@ -141,7 +141,12 @@ export class GameView {
   /** @param {import("./requests.js").Actions} actions */
   constructor(actions) {
     this.actions = actions;
-    this.board = new Board({ onMove: (text) => actions.move(text), onNotice: (text) => actions.notice(text) });
+    this.board = new Board({
+      onMove: (text) => actions.move(text),
+      onNotice: (text) => actions.notice(text),
+      onPremove: (text) => actions.premove(text),
+      onCancelPremoves: () => actions.cancelPremoves(),
+    });
     /** @type {number | null} the rotation the player chose with "Turn board" */
     this.rotationOverride = null;
     /** @type {RoomState | null} */
@@ -169,7 +174,8 @@ export class GameView {
     this.review = new Review(() => this.reviewChanged());
     this.sinceLine = h("p", { class: "since-line", dataset: { role: "since" } });
     this.reviewBar = h("div", { class: "review-bar", dataset: { role: "review" }, hidden: true });
-    this.boardNote = h("div", { class: "board-note" }, this.sinceLine, this.reviewBar);
+    this.premoveLine = h("p", { class: "premove-line", dataset: { role: "premoves" }, hidden: true });
+    this.boardNote = h("div", { class: "board-note" }, this.sinceLine, this.premoveLine, this.reviewBar);
     // Pressing on the board, or a key on it, while an earlier position is shown goes back to the
     // live one first, so that a move is made on the position it is for.
     for (const type of ["pointerdown", "keydown"]) {
@@ -300,7 +306,10 @@ export class GameView {
       name: state.seats[seat] ? state.seats[seat].label : String(seat),
     }));
     const legal = this.review.active ? null : state.currentLegal;
-    this.board.draw({ game: shown, legal, duo: state.duo, showLegal: state.roomSettings.show_legal_moves, marks });
+    const premoveSeat = this.review.active ? null : state.premoveSeat;
+    const premove = premoveSeat === null ? null : { seat: premoveSeat, queued: state.premoves[premoveSeat] || [] };
+    this.board.draw({ game: shown, legal, duo: state.duo, showLegal: state.roomSettings.show_legal_moves, marks, premove });
+    this.renderPremoves(premove);
     this.el.classList.toggle("reviewing", this.review.active);
     this.renderNote(state, game, shown.ply);
     this.el.classList.toggle("duo", state.duo);
@@ -402,6 +411,24 @@ export class GameView {
     this.sinceLine.replaceChildren(h("span", { class: "since-title", text: title }),
       ...moves.map(({ seat, text }) => h("span", { class: "since-move" }, armyBadge(seat, state.duo, { size: 12 }), h("span", { text }))));
     this.sinceLine.title = `${title} ${moves.map((m) => m.text).join("; ")}`;
+  }
+
+  /**
+   * Your queued premoves, listed under the board's note, with the ways to cancel them.
+   * @param {{seat: number, queued: string[]} | null} premove
+   */
+  renderPremoves(premove) {
+    const queued = premove ? premove.queued : [];
+    this.premoveLine.hidden = queued.length === 0;
+    if (!queued.length) {
+      this.premoveLine.replaceChildren();
+      return;
+    }
+    const words = queued.map((text) => text.replace(/^([a-n]\d+)([a-n]\d+)(.*)$/, "$1–$2$3"));
+    fill(this.premoveLine,
+      h("span", { class: "since-title", text: queued.length === 1 ? "Premove:" : "Premoves:" }),
+      ...words.map((text, i) => h("span", { class: "premove", text: `${i + 1}. ${text}` })),
+      h("button", { class: "btn small ghost", type: "button", dataset: { action: "cancel-premoves" }, text: "Cancel (Esc)", on: { click: () => this.actions.cancelPremoves() } }));
   }
 
   // ----- the players around the board -----

@@ -24,6 +24,8 @@ import { confirmDialog, toast, errorText } from "./ui.js";
  * @property {() => Promise<unknown>} start
  * @property {() => Promise<unknown>} rematch
  * @property {(text: string) => void} move a move in coordinate form, for the seat to move
+ * @property {(text: string) => void} premove a move in coordinate form, queued for your next turn
+ * @property {() => void} cancelPremoves empties your queue
  * @property {(text: string) => void} notice
  * @property {(seat: number) => Promise<void>} resign
  * @property {(seat: number) => Promise<void>} offerDraw
@@ -111,6 +113,16 @@ export function roomActions({ state, send, seated, settingsRefused }) {
       const seat = state.legal && state.legal.seat;
       if (seat === null || seat === undefined || !state.game) return;
       act({ type: "move", ...asSeat(seat), ply: state.game.ply, move: text }).catch(ignore);
+    },
+    premove: (text) => {
+      const seat = state.premoveSeat;
+      if (seat === null) return;
+      act({ type: "premove", ...asSeat(seat), move: text }).catch(ignore);
+    },
+    cancelPremoves: () => {
+      for (const [seat, queue] of Object.entries(state.premoves)) {
+        if (queue.length) act({ type: "cancel_premoves", ...asSeat(Number(seat)) }).catch(ignore);
+      }
     },
     notice: (text) => {
       toast(text);

@@ -175,6 +175,18 @@ export class RoomState {
     return this.status === "playing" && !!this.game && !this.game.result;
   }
 
+  /**
+   * The seat of yours that may queue premoves now: in a game going on, while none of yours is
+   * to move, the first of yours still playing (`null` when the room allows none).
+   * @returns {number | null}
+   */
+  get premoveSeat() {
+    const g = this.game;
+    if (!g || g.result || !this.settings || !this.settings.premoves || this.mySeatToMove !== null) return null;
+    const playing = this.yourSeats.filter((s) => g.armies[s] === "playing");
+    return playing.length ? playing[0] : null;
+  }
+
   /** The seat of mine that is to move, if any. @returns {number | null} */
   get mySeatToMove() {
     const g = this.game;
