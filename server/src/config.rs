@@ -112,6 +112,14 @@ pub struct Config {
     /// turn limit always leaves it less).
     #[arg(long, env = "FOURKINGS_CPU_THINK_SECONDS", default_value_t = 5.0)]
     pub cpu_think_seconds: f64,
+    /// How long a CPU that moves right after a person waits before playing, in seconds, while
+    /// that person's team still has a lifeline: long enough for a takeback to arrive first.
+    #[arg(
+        long,
+        env = "FOURKINGS_CPU_TAKEBACK_WAIT_SECONDS",
+        default_value_t = 1.5
+    )]
+    pub cpu_takeback_wait_seconds: f64,
     /// How CPU players choose their moves.
     #[arg(long, env = "FOURKINGS_CPU_STRATEGY", value_enum, default_value_t = CpuStrategy::Bot)]
     pub cpu_strategy: CpuStrategy,
@@ -214,6 +222,7 @@ impl Config {
             time_unit_ms: 1000,
             cpu_threads: None,
             cpu_think_seconds: 5.0,
+            cpu_takeback_wait_seconds: 1.5,
             cpu_strategy: CpuStrategy::Bot,
             max_chat_chars: 500,
             chat_per_minute: 20,
@@ -232,6 +241,11 @@ impl Config {
     /// The longest a CPU player may think about one move.
     pub fn cpu_think_limit(&self) -> Duration {
         Duration::from_secs_f64(self.cpu_think_seconds.clamp(0.01, 3_600.0))
+    }
+
+    /// How long a CPU waits after a person's move that a lifeline could still take back.
+    pub fn cpu_takeback_wait(&self) -> Duration {
+        Duration::from_secs_f64(self.cpu_takeback_wait_seconds.clamp(0.0, 60.0))
     }
 
     /// How long a finished game's room stays.

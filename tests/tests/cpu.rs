@@ -468,3 +468,56 @@ async fn a_cpu_result_from_before_a_takeback_is_not_played() {
         "Red's move and Blue's, once"
     );
 }
+
+/// Issue 36, item 5: after a person's move that their team could take back with a lifeline, a
+/// CPU that moves next waits a moment (`cpu_takeback_wait_seconds`) before playing, so that the
+/// takeback arrives first; without a lifeline it plays at once.
+#[tokio::test]
+async fn a_cpu_waits_for_a_takeback_while_the_movers_team_has_a_lifeline() {
+    let wait = 0.6;
+    let server = TestServer::with(|c| c.cpu_takeback_wait_seconds = wait).await;
+    for lifelines in [true, false] {
+        let settings = SettingsPatch {
+            lifelines: Some(lifelines),
+            ..SettingsPatch::default()
+        };
+        let room = server.create_room(&settings).await;
+        let (mut red, _) = server.connect(&room.id).await;
+        let token = red.take_seat(seat(0), "Ann").await;
+        red.ok(ClientMessage::Start {
+            host_token: room.host_token.clone(),
+        })
+        .await;
+        let moved_at = std::time::Instant::now();
+        let answer = red.play_move(seat(0), &token, 0, "h2h4").await;
+        assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+        if lifelines {
+            // Blue (a CPU) has not played: Red takes the move back.
+            red.ok(ClientMessage::TakeBack {
+                seat: seat(0),
+                token: token.clone(),
+            })
+            .await;
+            // Played again, and this time left: the CPU answers after its wait.
+            let answer = red.play_move(seat(0), &token, 0, "h2h3").await;
+            assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+        }
+        let again = std::time::Instant::now();
+        let blue = red
+            .event_where(|_, e| match e {
+                Event::Moved(m) if m.seat == seat(1) => Some(m.ply),
+                _ => None,
+            })
+            .await;
+        assert_eq!(blue, 2);
+        let waited = again.elapsed().as_secs_f64();
+        if lifelines {
+            assert!(waited >= wait * 0.9, "the CPU waited {waited} s");
+        } else {
+            assert!(
+                moved_at.elapsed().as_secs_f64() < wait,
+                "without a lifeline the CPU plays at once, not after {waited} s"
+            );
+        }
+    }
+}

@@ -65,6 +65,9 @@ pub(crate) struct GameDriver {
     next_cpu_job: u64,
     /// The moves each seat queued for its turn.
     premoves: Premoves,
+    /// Until when a CPU's move waits: a person just moved, and their team may still take the
+    /// move back with a lifeline.
+    cpu_not_before: Option<Instant>,
 }
 
 impl GameDriver {
@@ -81,7 +84,18 @@ impl GameDriver {
             cpu_thinking: None,
             next_cpu_job: 0,
             premoves: Premoves::default(),
+            cpu_not_before: None,
         }
+    }
+
+    /// Until when a CPU's move waits, if it waits.
+    pub(crate) fn cpu_not_before(&self) -> Option<Instant> {
+        self.cpu_not_before
+    }
+
+    /// A CPU's move waits until `at` (or no longer, `None`).
+    pub(crate) fn hold_cpu_until(&mut self, at: Option<Instant>) {
+        self.cpu_not_before = at;
     }
 
     /// The premove queues of the current game.

@@ -461,7 +461,14 @@ impl Room {
                 }
             }
             Command::CpuMoved { job, ply, hash, mv } => {
-                if self.context.storage.health().is_err() {
+                let held = self
+                    .driver
+                    .cpu_not_before()
+                    .is_some_and(|at| self.time.now() < at);
+                if held {
+                    // Its move waits for a takeback that may come; the timer plays it then.
+                    self.deferred_cpu = Some((job, ply, hash, mv));
+                } else if self.context.storage.health().is_err() {
                     // Its move waits for storage, and the search stays the one waited for.
                     self.deferred_cpu = Some((job, ply, hash, mv));
                     self.storage_wait
@@ -561,9 +568,11 @@ impl Room {
             .driver
             .finished_since()
             .map(|since| since + config.finished_room());
+        let held_cpu = self.deferred_cpu.and(self.driver.cpu_not_before());
         self.driver
             .next_deadline()
             .into_iter()
+            .chain(held_cpu)
             .chain(self.seating.grace_deadlines())
             .chain(idle)
             .chain(finished)
@@ -592,7 +601,9 @@ impl Room {
             return;
         }
         self.settle_presence();
-        if let Some((job, ply, hash, mv)) = self.deferred_cpu.take() {
+        let cpu_waits = self.driver.cpu_not_before().is_some_and(|at| now < at);
+        if let (false, Some((job, ply, hash, mv))) = (cpu_waits, self.deferred_cpu) {
+            self.deferred_cpu = None;
             self.cpu_moved(job, ply, hash, mv);
         }
         for seat in self.seating.graces_due(now) {

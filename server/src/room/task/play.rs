@@ -97,12 +97,29 @@ impl Room {
 
     /// Publishes the diff of the last ply.
     pub(super) fn announce_last_move(&mut self, by: MovedBy) {
+        self.hold_cpu_for_a_takeback(by);
         let v = self.events.next_version();
         let frame = self
             .driver
             .moved_frame(v, by, self.time.now())
             .expect("a move was just played");
         self.events.emit_written(v, frame);
+    }
+
+    /// After a person's own move (not one the CPU played for them) that their team could still
+    /// take back with a lifeline, a CPU that moves next waits a moment before playing, so that
+    /// the takeback can arrive first; any other move lifts the wait.
+    fn hold_cpu_for_a_takeback(&mut self, by: MovedBy) {
+        let until = (|| {
+            let game = self.driver.playing()?;
+            let mover = game.last_ply()?.seat;
+            let person = self.seating.is_human(seat_numbers::protocol_seat(mover));
+            let next_is_cpu = self.driver.to_move().is_some_and(|s| self.cpu_drives(s));
+            let can_take_back = game.lifelines(mover.team()) > 0;
+            (by != MovedBy::Cpu && person && next_is_cpu && can_take_back)
+                .then(|| self.time.now() + self.context.config.cpu_takeback_wait())
+        })();
+        self.driver.hold_cpu_until(until);
     }
 
     pub(super) fn resign(
