@@ -564,6 +564,7 @@ export class GameView {
     if (lowKey && lowKey !== this.lowHeard) {
       this.lowHeard = lowKey;
       playSound("low");
+      announce(`${Math.ceil((remaining ?? 0) / 1000)} seconds left to move`);
     }
     for (const el of this.el.querySelectorAll("span[data-timer]")) {
       if (!(el instanceof HTMLElement)) continue;
