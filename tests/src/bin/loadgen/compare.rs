@@ -288,6 +288,8 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         warmup: 1.0,
         setup_concurrency: 64,
         seed: 1,
+        game_clock_minutes: 0,
+        premoves: false,
     };
     let label = format!("fan-out, {} rooms × {} moves/s", fanout.rooms, fanout.rate);
     // Three rounds in the smoke as well: its verdict is their median, which one noisy round
@@ -666,6 +668,8 @@ async fn capacity(args: &Args, frames: &Frames, kind: Kind) -> anyhow::Result<St
             warmup: 1.0,
             setup_concurrency: 128,
             seed: 7,
+            game_clock_minutes: 0,
+            premoves: false,
         };
         let label = format!("capacity, {rooms} rooms × {} moves/s", args.search_rate);
         let (outcome, _) = measure(args, frames, kind, &scenario, &label).await?;

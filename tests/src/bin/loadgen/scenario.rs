@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use fourkings_protocol::{
-    ClientMessage, ClientRequest, CreateRoomResponse, SeatIndex, SettingsPatch,
+    ClientMessage, ClientRequest, CreateRoomResponse, GameClock, SeatIndex, SettingsPatch,
 };
 use futures_util::stream::{SelectAll, SplitSink};
 use futures_util::{SinkExt, StreamExt};
@@ -61,6 +61,13 @@ pub(crate) struct Scenario {
     /// Seed of the move choices.
     #[arg(long, default_value_t = 1)]
     pub(crate) seed: u64,
+    /// Minutes of a game clock (with 2 seconds' increment) in every room; 0 for none.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) game_clock_minutes: u32,
+    /// People queue a premove for their next turn right after each move (another of the legal
+    /// moves they had), and the time from the move before it to the premove's `moved` is measured.
+    #[arg(long)]
+    pub(crate) premoves: bool,
 }
 
 /// What a scenario measured.
@@ -88,6 +95,9 @@ pub(crate) struct Outcome {
     pub(crate) legal_bytes: f64,
     /// Games that ended and were rematched during the run.
     pub(crate) rematches: u64,
+    /// Premoves played in the window: at each connection, the time from the `moved` before one
+    /// to its own `moved`, in microseconds.
+    pub(crate) premove_gap: Histogram<u64>,
 }
 
 impl Outcome {
@@ -155,6 +165,16 @@ impl Outcome {
             self.moved_bytes,
             self.legal_bytes,
         );
+        if !self.premove_gap.is_empty() {
+            let gap = |q: f64| self.premove_gap.value_at_quantile(q) as f64 / 1000.0;
+            println!(
+                "  premoves played: {} deliveries; the move before → the premove's moved, ms: p50 {:.3} p99 {:.3} max {:.3}",
+                self.premove_gap.len(),
+                gap(0.5),
+                gap(0.99),
+                self.premove_gap.max() as f64 / 1000.0,
+            );
+        }
         for sample in &self.error_samples {
             println!("  error: {sample}");
         }
@@ -187,6 +207,9 @@ struct IncomingEvent<'a> {
     #[serde(borrow)]
     kind: &'a str,
     ply: Option<u32>,
+    /// Present (`true`) on a `moved` that was the player's premove.
+    #[serde(default)]
+    premove: bool,
     /// Present when a move ended the game.
     result: Option<IgnoredAny>,
     /// `game_changed` carries the game, with its result when it ended.
@@ -215,6 +238,7 @@ struct Timeline {
 struct Shared {
     latency: RefCell<Histogram<u64>>,
     ack: RefCell<Histogram<u64>>,
+    premove_gap: RefCell<Histogram<u64>>,
     moves: Cell<u64>,
     delivered: Cell<u64>,
     expected: Cell<u64>,
@@ -312,6 +336,7 @@ pub(crate) async fn run(scenario: &Scenario, base: &str, pid: i32) -> anyhow::Re
     let shared = Rc::new(Shared {
         latency: RefCell::new(histogram()),
         ack: RefCell::new(histogram()),
+        premove_gap: RefCell::new(histogram()),
         moves: Cell::new(0),
         delivered: Cell::new(0),
         expected: Cell::new(0),
@@ -406,6 +431,7 @@ pub(crate) async fn run(scenario: &Scenario, base: &str, pid: i32) -> anyhow::Re
                 moved_bytes: mean(shared.moved_frames.get()),
                 legal_bytes: mean(shared.legal_frames.get()),
                 rematches: shared.rematches.get(),
+                premove_gap: shared.premove_gap.borrow().clone(),
             })
         })
         .await?;
@@ -432,6 +458,9 @@ struct Planned {
     message: Message,
     ply: u32,
     req: u64,
+    /// With premoves: another of the legal moves, queued for the seat's next turn, and its
+    /// request id.
+    premove: Option<(Message, u64)>,
 }
 
 /// One room: its setup, then its game, until the window is over and every measured move has been
@@ -447,7 +476,16 @@ async fn play_room(
     let permit = setup.acquire().await?;
     let people = usize::from(4 - scenario.cpu_seats.min(3));
     let connections = people + scenario.spectators;
-    let (room, mut sinks, streams, tokens) = match set_up(&base, &http, people, connections).await {
+    let settings = SettingsPatch {
+        game_clock: (scenario.game_clock_minutes > 0).then_some(Some(GameClock {
+            minutes: scenario.game_clock_minutes,
+            increment: 2,
+            delay: 0,
+        })),
+        ..SettingsPatch::default()
+    };
+    let set = set_up(&base, &http, &settings, people, connections).await;
+    let (room, mut sinks, streams, tokens) = match set {
         Ok(set) => set,
         Err(e) => {
             shared.error(format!("room {index}: {e:#}"));
@@ -492,6 +530,10 @@ async fn play_room(
     // The game each connection is in, by the rematches it has seen.
     let mut games = vec![0u64; connections];
     let mut pending_ack: Option<(u64, Instant, bool)> = None;
+    // The request id of the latest premove sent.
+    let mut premove_req = None;
+    // When each connection last received a `moved`.
+    let mut last_moved = vec![Instant::now(); connections];
     let mut sent_rematch_for = u64::MAX;
     loop {
         let now = Instant::now();
@@ -531,10 +573,20 @@ async fn play_room(
                         let Some(event) = msg.event else { continue };
                         match event.kind {
                             "moved" => {
+                                let arrived = Instant::now();
+                                if event.premove && arrived >= timeline.measure_from {
+                                    record(&shared.premove_gap, last_moved[conn]);
+                                }
+                                last_moved[conn] = arrived;
                                 let (n, bytes) = shared.moved_frames.get();
                                 shared.moved_frames.set((n + 1, bytes + text.len() as u64));
                                 let ply = event.ply.unwrap_or(0);
                                 let game = games[conn];
+                                // A move planned for a position the game has left (a premove
+                                // played it, or the game ended) is not sent.
+                                if conn == 0 && (event.result.is_some() || planned.as_ref().is_some_and(|p| ply > p.ply)) {
+                                    planned = None;
+                                }
                                 if let Some(i) = sent.iter().position(|s| s.game == game && s.ply == ply) {
                                     let s = &mut sent[i];
                                     s.got += 1;
@@ -569,7 +621,11 @@ async fn play_room(
                         if msg.moves.is_empty() || seat.index() >= people || conn >= people {
                             continue;
                         }
-                        let mv = msg.moves[rng.random_range(0..msg.moves.len())].to_owned();
+                        let pick = rng.random_range(0..msg.moves.len());
+                        let mv = msg.moves[pick].to_owned();
+                        // Another of the moves, most likely still legal after the others move.
+                        let spare = (scenario.premoves && msg.moves.len() > 1)
+                            .then(|| msg.moves[(pick + 1 + rng.random_range(0..msg.moves.len() - 1)) % msg.moves.len()]);
                         let at = if paced {
                             let at = next_slot;
                             next_slot += interval;
@@ -593,6 +649,15 @@ async fn play_room(
                             })),
                             ply,
                             req,
+                            premove: spare.map(|spare| {
+                                req += 1;
+                                let premove = frame(&ClientRequest::new(req, ClientMessage::Premove {
+                                    seat,
+                                    token: tokens[seat.index()].clone(),
+                                    mv: spare.to_owned(),
+                                }));
+                                (premove, req)
+                            }),
                         });
                     }
                     "ack" => {
@@ -605,6 +670,8 @@ async fn play_room(
                             }
                         }
                     }
+                    // A premove sent behind a move that ended the game finds it over: no fault.
+                    "error" if msg.req.is_some() && msg.req == premove_req && msg.code.as_deref() == Some("game_over") => {}
                     "error" => shared.error(format!(
                         "room {index}: error {} {}",
                         msg.code.unwrap_or_default(),
@@ -629,6 +696,10 @@ async fn play_room(
                 });
                 pending_ack = Some((p.req, p.at, measured));
                 sinks[p.conn].send(p.message).await?;
+                if let Some((premove, req)) = p.premove {
+                    premove_req = Some(req);
+                    sinks[p.conn].send(premove).await?;
+                }
             }
             () = tokio::time::sleep_until(timeline.give_up) => {}
         }
@@ -679,10 +750,11 @@ type Streams = Vec<futures_util::stream::SplitStream<Socket>>;
 async fn set_up(
     base: &str,
     http: &reqwest::Client,
+    settings: &SettingsPatch,
     people: usize,
     connections: usize,
 ) -> anyhow::Result<(CreateRoomResponse, Vec<Sink>, Streams, Vec<String>)> {
-    let room = create_room(http, base, &SettingsPatch::default()).await?;
+    let room = create_room(http, base, settings).await?;
     let mut sinks = Vec::new();
     let mut streams = Vec::new();
     let mut tokens = Vec::new();
