@@ -521,3 +521,64 @@ async fn a_cpu_waits_for_a_takeback_while_the_movers_team_has_a_lifeline() {
         }
     }
 }
+
+/// Issue 36, item 5: with a game clock a CPU thinks within its own bank: what is left of the
+/// turn's delay (free), a thirtieth of the bank, and never the bank's last second.
+#[tokio::test]
+async fn a_cpu_seat_thinks_within_its_bank() {
+    // (game second in ms, delay in game seconds, the most a budget may be, the least)
+    let cases = [
+        // A one-minute bank of 100 ms seconds (6 s): a thirtieth is 200 ms.
+        (
+            100,
+            0,
+            Duration::from_millis(200),
+            Duration::from_millis(150),
+        ),
+        // The same with a 5-second delay (500 ms), spent before the bank: free.
+        (
+            100,
+            5,
+            Duration::from_millis(700),
+            Duration::from_millis(550),
+        ),
+        // A one-minute bank of 10 ms seconds (600 ms) is under the second a CPU keeps: it
+        // plays at once (the least budget, 10 ms, less what the request waited for a thread).
+        (10, 0, Duration::from_millis(10), Duration::from_millis(5)),
+    ];
+    for (unit, delay, most, least) in cases {
+        let recorder = Arc::new(Recorder {
+            budgets: std::sync::Mutex::new(Vec::new()),
+        });
+        let server = TestServer::with_strategy(|c| c.time_unit_ms = unit, recorder.clone()).await;
+        let settings = SettingsPatch {
+            game_clock: Some(Some(fourkings_protocol::GameClock {
+                minutes: 1,
+                increment: 0,
+                delay,
+            })),
+            move_limit: Some(8),
+            ..SettingsPatch::default()
+        };
+        let room = server.create_room(&settings).await;
+        let (mut host, _) = server.connect(&room.id).await;
+        let host_token = room.host_token.clone();
+        host.ok(ClientMessage::Start { host_token }).await;
+        let result = host
+            .event_where(|_, e| match e {
+                Event::Moved(m) => m.result.clone(),
+                Event::GameChanged { game, .. } => game.result.clone(),
+                _ => None,
+            })
+            .await;
+        assert_eq!(result.reason, "move_limit", "nobody lost on time");
+        let budgets = recorder.budgets.lock().unwrap().clone();
+        assert_eq!(budgets.len(), 8, "one request a ply");
+        for budget in budgets {
+            assert!(
+                budget <= most && budget >= least,
+                "{unit} ms seconds, delay {delay}: {budget:?} not in {least:?}..={most:?}"
+            );
+        }
+    }
+}
