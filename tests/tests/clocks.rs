@@ -330,3 +330,45 @@ async fn a_game_clock_is_checked_and_can_be_turned_off() {
     let (_, snapshot) = server.connect(&table.room.id).await;
     assert_eq!(snapshot.settings.game_clock, None);
 }
+
+#[tokio::test]
+async fn with_walking_kings_a_player_out_of_time_leaves_the_king_walking() {
+    let server = TestServer::with(|c| c.time_unit_ms = 2).await;
+    let mut table = Table::seat_four(&server, &game_clock("ffa-walking-kings", 1, 0, 0), true).await;
+    let game = table.players[1]
+        .event_where(|_, e| match e {
+            Event::GameChanged { what, game, .. } if *what == GameChange::TimedOut => {
+                Some(game.clone())
+            }
+            _ => None,
+        })
+        .await;
+    assert_eq!(game.armies[0], fourkings_protocol::ArmyState::KingWalking);
+    assert!(game.result.is_none());
+}
+
+#[tokio::test]
+async fn with_a_turn_limit_too_whichever_comes_first_decides_and_the_cpu_spends_the_seats_bank() {
+    // A one-minute bank and 30 seconds a move, of 10 ms: the turn limit (300 ms) comes first.
+    let server = TestServer::with(|c| c.time_unit_ms = 10).await;
+    let mut settings = game_clock("teams", 1, 0, 0);
+    settings.turn_limit = Some(30);
+    let mut table = Table::seat_four(&server, &settings, true).await;
+    let started = table.players[1]
+        .event_where(|_, e| match e {
+            Event::Started { game } => Some(game.clock.clone()),
+            _ => None,
+        })
+        .await;
+    let first = started.turn_remaining_ms.expect("timed");
+    assert!(first <= 300, "the turn ends with the turn limit: {first}");
+    // Red does nothing: the CPU plays Red's move when the turn limit runs out, on Red's bank.
+    let moved = next_moved(&mut table.players[1]).await;
+    assert!(moved.automatic);
+    let banks = moved.clock.banks_ms.expect("banks");
+    assert!(
+        banks[0] <= 600 - 250 && banks[0] >= 600 - 400,
+        "Red's bank paid for the turn: {banks:?}"
+    );
+    assert_eq!(banks[2], 600, "{banks:?}");
+}
