@@ -84,6 +84,26 @@ test("a finished game's result", async () => {
   assertNoneFound();
 });
 
+test("a game clock's banks on the plates, running and low, in the light and the dark theme", async () => {
+  const { page, context } = await auditor();
+  await createRoom(page, server.url, { preset: "ffa", name: "Eve", gameClock: "1 | 7" });
+  await page.click('[data-action="start"]');
+  await waitForMyTurn(page);
+  // Red to move with 8 s left, Blue low too, as the server would send them.
+  const lowOnTime = () => page.evaluate(() => {
+    window.fourkings.state.game.clock = { turn_ends_at: Date.now() + 8000, turn_remaining_ms: 8000, banks_ms: [8000, 5000, 60000, 60000] };
+  });
+  for (const theme of ["light", "dark"]) {
+    if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== theme) await page.click('[data-action="theme"]');
+    await lowOnTime();
+    await page.waitForSelector('span[data-seat-bank="0"].low.running');
+    await page.waitForSelector('span[data-seat-bank="1"].low:not(.running)');
+    found[`game clock, low on time, ${theme}`] = await violations(page);
+  }
+  await context.close();
+  assertNoneFound();
+});
+
 test("Duo's plates and banks low on time, in the light and the dark theme", async () => {
   const { page, context } = await auditor();
   await createRoom(page, server.url, { preset: "duo", name: "Eve", teamClock: 5 });
