@@ -334,7 +334,8 @@ async fn a_game_clock_is_checked_and_can_be_turned_off() {
 #[tokio::test]
 async fn with_walking_kings_a_player_out_of_time_leaves_the_king_walking() {
     let server = TestServer::with(|c| c.time_unit_ms = 2).await;
-    let mut table = Table::seat_four(&server, &game_clock("ffa-walking-kings", 1, 0, 0), true).await;
+    let mut table =
+        Table::seat_four(&server, &game_clock("ffa-walking-kings", 1, 0, 0), true).await;
     let game = table.players[1]
         .event_where(|_, e| match e {
             Event::GameChanged { what, game, .. } if *what == GameChange::TimedOut => {

@@ -6,6 +6,7 @@ mod arena;
 mod health;
 mod perft;
 mod serve;
+mod uci;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,9 @@ enum Command {
     /// Ask a running server whether it is up (exit 0) or not (exit 1): for container health
     /// checks.
     Health(health::HealthArgs),
+    /// Speak UCI (the dialect of 4pchess) on standard input and output: the engine for other
+    /// programs and `fourkings arena --engine`.
+    Uci(uci::UciArgs),
     /// Print the protocol as one JSON Schema document (what `GET /api/schema.json` serves, and
     /// `protocol/schema.json` holds).
     Schema,
@@ -58,6 +62,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Arena(args)) => arena::run(&args),
         Some(Command::Health(args)) => health::run(&args),
+        Some(Command::Uci(args)) => uci::run(&args),
         Some(Command::Schema) => {
             print!("{}", fourkings_protocol::schema::document_text());
             Ok(())
