@@ -1,6 +1,9 @@
-//! Bot-against-bot matches: games played in parallel threads under node budgets, so that results
-//! depend on the strategies and not on the machine's load, and a score table with 95% confidence
-//! intervals. `fourkings arena` is the command-line face of this module.
+//! Matches: the bot against itself, the random mover, or another engine over UCI. Games are
+//! played in parallel threads, under node budgets (so that results depend on the strategies and
+//! not on the machine's load) or, against another engine, at equal time per move; the score table
+//! has 95% confidence intervals and the Elo difference. Our engine referees every game: an
+//! engine's move that is not legal loses the game for its side. `fourkings arena` is the
+//! command-line face of this module.
 
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
@@ -9,10 +12,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchOptions, SearchRoot};
+use fourkings_engine::notation::write_coordinate;
 use fourkings_engine::{Army, Game, Outcome, Preset, RuleSet, Seat, Team};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
+
+use crate::uci_client::{UciEngine, read_move};
 
 /// Who plays a seat: the random mover, or the bot at a level with an optional node budget of its
 /// own and its pruning options switched (written `hard`, `hard:100000`, `hard/+null`,
@@ -21,6 +27,8 @@ use thiserror::Error;
 pub enum Contender {
     /// A uniformly random legal move.
     Random,
+    /// The other engine of the match ([`Match::engine`]), over UCI.
+    Engine,
     /// The engine's bot.
     Bot {
         /// Its level.
@@ -35,8 +43,8 @@ pub enum Contender {
 /// A contender that is not `random`, a level, or a level with a node budget (`hard:100000`).
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
-    "unknown contender {0:?}: expected random, or easy, medium or hard optionally followed by \
-     :NODES and options such as /+null, /-lmr or /+aspiration"
+    "unknown contender {0:?}: expected random, engine (the --engine), or easy, medium or hard \
+     optionally followed by :NODES and options such as /+null, /-lmr or /+aspiration"
 )]
 pub struct ParseContenderError(pub String);
 
@@ -47,6 +55,9 @@ impl FromStr for Contender {
         let err = || ParseContenderError(s.to_owned());
         if s.eq_ignore_ascii_case("random") {
             return Ok(Contender::Random);
+        }
+        if s.eq_ignore_ascii_case("engine") {
+            return Ok(Contender::Engine);
         }
         let mut parts = s.split('/');
         let head = parts.next().unwrap_or_default();
@@ -78,13 +89,14 @@ impl FromStr for Contender {
 
 impl fmt::Display for Contender {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Contender::Bot {
-            level,
-            nodes,
-            options,
-        } = self
-        else {
-            return f.write_str("random");
+        let (level, nodes, options) = match self {
+            Contender::Random => return f.write_str("random"),
+            Contender::Engine => return f.write_str("engine"),
+            Contender::Bot {
+                level,
+                nodes,
+                options,
+            } => (level, nodes, options),
         };
         write!(f, "{level}")?;
         if let Some(n) = nodes {
@@ -105,20 +117,29 @@ impl fmt::Display for Contender {
 }
 
 impl Contender {
-    /// The bot this contender plays with: its level's settings, its own node budget if it has
-    /// one, and no time budget (node budgets alone keep results independent of load).
-    fn bot(self) -> Option<Bot> {
+    /// The bot this contender plays with: its level's settings and its own node budget if it
+    /// has one; with `movetime`, that time a move (and no node cap unless it names one), else no
+    /// time budget (node budgets alone keep results independent of load).
+    fn bot(self, movetime: Option<Duration>) -> Option<Bot> {
         match self {
-            Contender::Random => None,
+            Contender::Random | Contender::Engine => None,
             Contender::Bot {
                 level,
                 nodes,
                 options,
             } => {
                 let mut settings = level.settings();
-                settings.nodes = nodes.unwrap_or(settings.nodes);
                 settings.options = options;
-                settings.time = Duration::from_secs(3_600);
+                match movetime {
+                    Some(time) => {
+                        settings.nodes = nodes.unwrap_or(u64::MAX);
+                        settings.time = time;
+                    }
+                    None => {
+                        settings.nodes = nodes.unwrap_or(settings.nodes);
+                        settings.time = Duration::from_secs(3_600);
+                    }
+                }
                 Some(Bot::with_settings(settings))
             }
         }
@@ -144,10 +165,14 @@ pub struct Match {
     pub threads: usize,
     /// Seeds the openings and the bots.
     pub seed: u64,
+    /// Time per move for every contender, if the match is played by time rather than nodes.
+    pub movetime: Option<Duration>,
+    /// The shell command that starts the other engine, for the contender `engine`.
+    pub engine: Option<String>,
 }
 
 /// Why a match cannot be played.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[derive(Debug, Error)]
 pub enum MatchError {
     /// The number of contenders does not fit the format.
     #[error("{preset} needs {needed} contenders, not {given}")]
@@ -162,6 +187,12 @@ pub enum MatchError {
     /// The preset's rules with the move limit are invalid.
     #[error("invalid rules: {0}")]
     Rules(String),
+    /// A contender is `engine`, but no engine command or time per move was given.
+    #[error("the contender engine needs --engine '<command>' and --movetime")]
+    NoEngine,
+    /// The other engine would not start or answer.
+    #[error("the engine: {0}")]
+    Engine(#[from] crate::uci_client::EngineError),
 }
 
 /// One contender's results over a match.
@@ -201,6 +232,13 @@ pub struct Report {
     pub elapsed: Duration,
     /// Bot nodes searched in all.
     pub nodes: u64,
+    /// Games lost by the other engine's fault: a move that is not legal, or none in time.
+    pub forfeits: Vec<String>,
+    /// Positions where the other engine counted a different number of legal moves than ours
+    /// (it was asked in each position it moved in, if it can say), and how many were compared.
+    pub disagreements: (usize, usize),
+    /// The other engine's name, if one played.
+    pub engine: Option<String>,
 }
 
 impl Report {
@@ -254,11 +292,39 @@ impl Report {
             }
             out.push('\n');
         }
+        if !ffa {
+            if let [first, second] = self.rows.as_slice() {
+                let (lo, hi) = first.interval;
+                let _ = writeln!(
+                    out,
+                    "Elo difference, {} against {}: {} (95% interval {} to {})",
+                    first.contender,
+                    second.contender,
+                    elo(first.score),
+                    elo(lo),
+                    elo(hi)
+                );
+            }
+        }
         let _ = writeln!(
             out,
             "{} games ended at the move limit; {:.0} plies per game on average",
             self.move_limit_games, self.mean_plies
         );
+        if let Some(name) = &self.engine {
+            let (differ, compared) = self.disagreements;
+            let _ = writeln!(
+                out,
+                "engine: {name}, {} ms a move; legal moves compared in {compared} positions, {differ} differed; {} forfeits{}",
+                self.setup.movetime.map_or(0, |t| t.as_millis()),
+                self.forfeits.len(),
+                if self.forfeits.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", self.forfeits.join("; "))
+                }
+            );
+        }
         let _ = writeln!(
             out,
             "{:.1} s, {:.2} games per second, {:.2} M bot nodes per second over {} threads",
@@ -280,6 +346,22 @@ fn trim(x: f64) -> String {
     }
 }
 
+/// The Elo difference that a score (0 to 1) stands for, rounded: `+∞` and `−∞` at the ends.
+fn elo(score: f64) -> String {
+    if score <= 0.0 {
+        return "−∞".into();
+    }
+    if score >= 1.0 {
+        return "+∞".into();
+    }
+    let elo = -400.0 * (1.0 / score - 1.0).log10();
+    if elo.abs() < 0.5 {
+        "0".into()
+    } else {
+        format!("{elo:+.0}")
+    }
+}
+
 /// One game's result: each contender's score (0, ½, 1 or a share) and points.
 struct GameResult {
     scores: Vec<f64>,
@@ -287,6 +369,10 @@ struct GameResult {
     plies: u32,
     move_limit: bool,
     nodes: u64,
+    /// Why the other engine lost this game by forfeit, if it did.
+    forfeit: Option<String>,
+    /// Legal-move counts compared with the other engine: (differed, compared).
+    disagreements: (usize, usize),
 }
 
 /// Plays the match.
@@ -306,6 +392,15 @@ pub fn play(setup: &Match) -> Result<Report, MatchError> {
             given: setup.contenders.len(),
         });
     }
+    let plays_engine = setup.contenders.contains(&Contender::Engine);
+    if plays_engine && (setup.engine.is_none() || setup.movetime.is_none()) {
+        return Err(MatchError::NoEngine);
+    }
+    // The engine starts (and says its name) before any game, so that a bad command fails fast.
+    let engine_name = match (&setup.engine, plays_engine) {
+        (Some(command), true) => Some(UciEngine::start(command)?.name().to_owned()),
+        _ => None,
+    };
     let started = Instant::now();
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::with_capacity(setup.games));
@@ -327,7 +422,9 @@ pub fn play(setup: &Match) -> Result<Report, MatchError> {
         }
     });
     let results = results.into_inner().expect("the threads are done");
-    Ok(summarise(setup, &results, started.elapsed()))
+    let mut report = summarise(setup, &results, started.elapsed());
+    report.engine = engine_name;
+    Ok(report)
 }
 
 /// Which contender plays `seat` in game `i`: teams swap sides every other game (so each plays
@@ -347,64 +444,94 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
     let group = if teams { i / 2 } else { i / 4 };
     let opening_seed = setup.seed ^ (group as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut game = Game::with_seed(rules, opening_seed).expect("validated rules");
-    let bots: Vec<Option<Bot>> = setup.contenders.iter().map(|c| c.bot()).collect();
+    let bots: Vec<Option<Bot>> = setup
+        .contenders
+        .iter()
+        .map(|c| c.bot(setup.movetime))
+        .collect();
     let mut opening = ChaCha8Rng::seed_from_u64(opening_seed);
     let mut nodes = 0;
+    let mut other = OtherEngine::default();
+    // Every move so far in coordinate form, for the other engine's `position`.
+    let mut history: Vec<String> = Vec::new();
+    let mut forfeit = None;
     while !game.is_over() {
         if game.walking_king_to_move() {
-            let _ = game.walk_king();
+            let Some(mv) = game.walking_king_move() else {
+                break;
+            };
+            history.push(write_coordinate(mv));
+            game.walk_king_with(mv)
+                .expect("the walking king's own move");
             continue;
         }
         let seat = game.to_move().expect("the game goes on");
         let who = contender_of(setup.contenders.len(), i, seat, teams);
         let moves = game.legal_moves();
         let ply = game.ply_count();
-        let mv = match (&bots[who], ply < setup.random_plies) {
-            (Some(bot), false) => {
-                let root = SearchRoot::from_game(&game).expect("a seat to move with moves");
-                let seed = setup.seed ^ u64::from(ply) ^ (i as u64) << 32;
-                let result = bot
-                    .choose(&root, &SearchLimits::default(), seed)
-                    .expect("a seat to move with moves");
-                nodes += result.nodes;
-                result.mv
+        let mv = if ply < setup.random_plies {
+            moves[opening.random_range(0..moves.len())]
+        } else if let Some(bot) = &bots[who] {
+            let root = SearchRoot::from_game(&game).expect("a seat to move with moves");
+            let seed = setup.seed ^ u64::from(ply) ^ (i as u64) << 32;
+            let result = bot
+                .choose(&root, &SearchLimits::default(), seed)
+                .expect("a seat to move with moves");
+            nodes += result.nodes;
+            result.mv
+        } else if setup.contenders[who] == Contender::Engine {
+            match other.choose(setup, &game, &history) {
+                Ok(mv) => mv,
+                Err(why) => {
+                    forfeit = Some((who, format!("game {i}, ply {ply}: {why}")));
+                    break;
+                }
             }
-            (_, true) => moves[opening.random_range(0..moves.len())],
-            (None, false) => {
-                let mut rng = ChaCha8Rng::seed_from_u64(setup.seed ^ u64::from(ply) ^ i as u64);
-                moves[rng.random_range(0..moves.len())]
-            }
+        } else {
+            let mut rng = ChaCha8Rng::seed_from_u64(setup.seed ^ u64::from(ply) ^ i as u64);
+            moves[rng.random_range(0..moves.len())]
         };
+        history.push(write_coordinate(mv));
         game.play(seat, mv).expect("a legal move");
     }
-    let outcome = game.outcome().expect("the game is over").clone();
     let n = setup.contenders.len();
     let mut scores = vec![0.0; n];
     let mut points = vec![0; n];
-    let move_limit = matches!(
-        outcome,
-        Outcome::Draw {
-            reason: fourkings_engine::DrawReason::MoveLimit
-        } | Outcome::Standings {
-            reason: fourkings_engine::FfaEnding::MoveLimit,
-            ..
+    let mut move_limit = false;
+    if let Some((loser, _)) = &forfeit {
+        // The others share the game the engine threw away.
+        for (c, score) in scores.iter_mut().enumerate() {
+            if c != *loser {
+                *score = 1.0 / (n - 1) as f64;
+            }
         }
-    );
-    match outcome {
-        Outcome::Win { team, .. } => {
-            let winner = contender_of(n, i, team.seats()[0], teams);
-            scores[winner] = 1.0;
-        }
-        Outcome::Draw { .. } => scores.iter_mut().for_each(|s| *s = 0.5),
-        Outcome::Standings {
-            points: p, winners, ..
-        } => {
-            let share = 1.0 / winners.len().max(1) as f64;
-            for army in Army::ALL {
-                let who = contender_of(n, i, Seat::of_army(army), teams);
-                points[who] = p[army];
-                if winners.contains(army) {
-                    scores[who] = share;
+    } else {
+        let outcome = game.outcome().expect("the game is over").clone();
+        move_limit = matches!(
+            outcome,
+            Outcome::Draw {
+                reason: fourkings_engine::DrawReason::MoveLimit
+            } | Outcome::Standings {
+                reason: fourkings_engine::FfaEnding::MoveLimit,
+                ..
+            }
+        );
+        match outcome {
+            Outcome::Win { team, .. } => {
+                let winner = contender_of(n, i, team.seats()[0], teams);
+                scores[winner] = 1.0;
+            }
+            Outcome::Draw { .. } => scores.iter_mut().for_each(|s| *s = 0.5),
+            Outcome::Standings {
+                points: p, winners, ..
+            } => {
+                let share = 1.0 / winners.len().max(1) as f64;
+                for army in Army::ALL {
+                    let who = contender_of(n, i, Seat::of_army(army), teams);
+                    points[who] = p[army];
+                    if winners.contains(army) {
+                        scores[who] = share;
+                    }
                 }
             }
         }
@@ -415,6 +542,51 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         plies: game.ply_count(),
         move_limit,
         nodes,
+        forfeit: forfeit.map(|(_, why)| why),
+        disagreements: other.disagreements,
+    }
+}
+
+/// The other engine of one game: started at its first move, asked for each of its moves, and
+/// checked against our referee.
+#[derive(Default)]
+struct OtherEngine {
+    running: Option<UciEngine>,
+    /// Legal-move counts compared: (differed, compared).
+    disagreements: (usize, usize),
+}
+
+impl OtherEngine {
+    /// The engine's move in `game` (reached by `history`): an error when it fails or names a
+    /// move that is not legal.
+    fn choose(
+        &mut self,
+        setup: &Match,
+        game: &Game,
+        history: &[String],
+    ) -> Result<fourkings_engine::Move, String> {
+        let engine = match &mut self.running {
+            Some(engine) => engine,
+            None => {
+                let command = setup.engine.as_deref().ok_or("no engine command")?;
+                let mut engine = UciEngine::start(command).map_err(|e| e.to_string())?;
+                if setup.preset != Preset::Teams {
+                    // 4pchess plays Teams only; an engine that knows other rules is told them.
+                    let _ = engine.send(&format!("setoption name Rules value {}", setup.preset));
+                }
+                self.running.insert(engine)
+            }
+        };
+        engine.position(history).map_err(|e| e.to_string())?;
+        if let Some(count) = engine.legal_move_count().map_err(|e| e.to_string())? {
+            self.disagreements.1 += 1;
+            if count != game.legal_moves().len() {
+                self.disagreements.0 += 1;
+            }
+        }
+        let movetime = setup.movetime.unwrap_or(Duration::from_millis(300));
+        let text = engine.go(movetime).map_err(|e| e.to_string())?;
+        read_move(game, &text).ok_or_else(|| format!("{text:?} is not a legal move"))
     }
 }
 
@@ -457,6 +629,11 @@ fn summarise(setup: &Match, results: &[GameResult], elapsed: Duration) -> Report
         mean_plies: results.iter().map(|r| f64::from(r.plies)).sum::<f64>() / games,
         elapsed,
         nodes: results.iter().map(|r| r.nodes).sum(),
+        forfeits: results.iter().filter_map(|r| r.forfeit.clone()).collect(),
+        disagreements: results.iter().fold((0, 0), |(d, c), r| {
+            (d + r.disagreements.0, c + r.disagreements.1)
+        }),
+        engine: None,
     }
 }
 
@@ -528,6 +705,8 @@ mod tests {
             random_plies: 4,
             threads: 2,
             seed: 3,
+            movetime: None,
+            engine: None,
         };
         let report = play(&setup).unwrap();
         assert_eq!(report.rows.len(), 2);

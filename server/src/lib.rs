@@ -45,6 +45,7 @@ mod panics;
 mod room;
 mod rules_view;
 pub mod storage;
+pub mod uci_client;
 mod web;
 
 use std::net::SocketAddr;

@@ -184,3 +184,44 @@ fn stop_ends_an_infinite_search_with_a_move_and_the_engine_ends_with_its_input()
         .expect("waiting works");
     assert!(status.success(), "{status}");
 }
+
+/// `fourkings arena --engine`: a level against another program over UCI (here `fourkings uci`
+/// itself), refereed by our engine; an engine that names a move that is not legal loses.
+#[test]
+fn the_arena_plays_an_engine_over_uci_and_an_illegal_move_forfeits() {
+    use fourkings_server::arena::{Contender, Match, play};
+    let binary = fourkings_binary!().display().to_string();
+    let setup = |engine: String| Match {
+        preset: Preset::Teams,
+        contenders: vec!["easy".parse().unwrap(), Contender::Engine],
+        games: 2,
+        max_plies: 24,
+        random_plies: 4,
+        threads: 1,
+        seed: 5,
+        movetime: Some(std::time::Duration::from_millis(20)),
+        engine: Some(engine),
+    };
+    let report = play(&setup(format!("'{binary}' uci --level easy"))).unwrap();
+    let table = report.table();
+    assert!(report.forfeits.is_empty(), "{table}");
+    assert_eq!(
+        report.engine.as_deref(),
+        Some("Four Kings 0.1.0"),
+        "{table}"
+    );
+    assert!(table.contains("Elo difference"), "{table}");
+    // Nobody forfeited: both games ran to the move limit or to a result.
+    assert!(report.mean_plies > 4.0, "{table}");
+
+    // An "engine" that answers every `go` with a move off the board.
+    let liar = "while read line; do case \"$line\" in uci) echo uciok;; isready) echo readyok;; go*) echo 'bestmove a1a1';; esac; done";
+    let report = play(&setup(liar.to_owned())).unwrap();
+    assert_eq!(report.forfeits.len(), 2, "{}", report.table());
+    assert!(
+        report.forfeits[0].contains("not a legal move"),
+        "{:?}",
+        report.forfeits
+    );
+    assert_eq!(report.rows[0].score, 1.0, "{}", report.table());
+}

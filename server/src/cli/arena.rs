@@ -14,7 +14,7 @@ pub(crate) struct ArenaArgs {
     /// Games to play.
     #[arg(long, default_value_t = 20)]
     games: usize,
-    /// Who plays the first team (Teams, Duo): random, easy, medium or hard, optionally with a node
+    /// Who plays the first team (Teams, Duo): random, engine (the --engine), easy, medium or hard, optionally with a node
     /// budget per move and pruning options (`hard:100000`, `hard/+null`, `hard/-lmr`). Sides swap
     /// seats every other game.
     #[arg(long, default_value = "medium")]
@@ -46,6 +46,14 @@ pub(crate) struct ArenaArgs {
     /// Seeds the openings and the bots: the same seed replays the same match.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Another engine that speaks 4pchess's UCI dialect, started with this shell command: the
+    /// contender `engine` (`--team-b engine`). Needs --movetime.
+    #[arg(long)]
+    engine: Option<String>,
+    /// Milliseconds per move for every contender, instead of the levels' node budgets: what a
+    /// match against another engine is played with.
+    #[arg(long)]
+    movetime: Option<u64>,
 }
 
 pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
@@ -65,6 +73,8 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
         random_plies: args.random_plies,
         threads: args.threads,
         seed: args.seed,
+        movetime: args.movetime.map(std::time::Duration::from_millis),
+        engine: args.engine.clone(),
     };
     let report = arena::play(&setup)?;
     print!("{}", report.table());

@@ -18,7 +18,9 @@ use std::time::Duration;
 use clap::Args;
 use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchRoot};
 use fourkings_engine::notation::{self, write_coordinate};
-use fourkings_engine::{Game, Move, Preset, RuleSet};
+use fourkings_engine::{Game, Preset, RuleSet};
+
+use crate::uci_client::read_move;
 
 /// Arguments of `fourkings uci`.
 #[derive(Debug, Args)]
@@ -287,7 +289,7 @@ fn play_moves(mut game: Game, words: &[&str]) -> Result<Game, String> {
         _ => return Err(format!("expected moves, not {:?}", words[0])),
     };
     for text in moves {
-        let mv = find_move(&game, text).ok_or_else(|| format!("invalid move {text:?}"))?;
+        let mv = read_move(&game, text).ok_or_else(|| format!("invalid move {text:?}"))?;
         let played = if game.walking_king_to_move() {
             game.walk_king_with(mv).map(|_| ())
         } else {
@@ -300,23 +302,6 @@ fn play_moves(mut game: Game, words: &[&str]) -> Result<Game, String> {
         played.map_err(|e| format!("invalid move {text:?}: {e}"))?;
     }
     Ok(game)
-}
-
-/// The legal move `text` names, in coordinate form or 4pchess's (`h2-h4`, `e7-e8=Q`).
-fn find_move(game: &Game, text: &str) -> Option<Move> {
-    let plain: String = text
-        .trim_end_matches('+')
-        .chars()
-        .filter(|c| *c != '-' && *c != '=')
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let named = notation::parse_coordinate(&plain, game.rules().board()).ok()?;
-    let moves = if game.walking_king_to_move() {
-        game.position().legal_moves()
-    } else {
-        game.legal_moves()
-    };
-    named.find_in(&moves)
 }
 
 /// Reads `go`'s options.
