@@ -44,7 +44,7 @@ pub enum Contender {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
     "unknown contender {0:?}: expected random, engine (the --engine), or easy, medium or hard \
-     optionally followed by :NODES and options such as /+null, /-lmr or /+aspiration"
+     optionally followed by :NODES and options such as /+null, /-lmr, /+aspiration or /+lmp"
 )]
 pub struct ParseContenderError(pub String);
 
@@ -76,6 +76,7 @@ impl FromStr for Contender {
                 "null" => options.null_move = on,
                 "lmr" => options.late_move_reductions = on,
                 "aspiration" => options.aspiration = on,
+                "lmp" => options.late_move_pruning = on,
                 _ => return Err(err()),
             }
         }
@@ -111,6 +112,9 @@ impl fmt::Display for Contender {
         }
         if options.aspiration != SearchOptions::DEFAULT.aspiration {
             write!(f, "/{}aspiration", sign(options.aspiration))?;
+        }
+        if options.late_move_pruning != SearchOptions::DEFAULT.late_move_pruning {
+            write!(f, "/{}lmp", sign(options.late_move_pruning))?;
         }
         Ok(())
     }
@@ -669,6 +673,7 @@ mod tests {
             "hard:50000",
             "medium/+null",
             "hard:9/+null/-lmr",
+            "hard/+lmp",
         ] {
             assert_eq!(text.parse::<Contender>().unwrap().to_string(), text);
         }

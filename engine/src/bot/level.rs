@@ -118,6 +118,9 @@ pub struct SearchOptions {
     /// Aspiration windows: each iteration first searches a narrow window around the previous
     /// iteration's score, and again with the full window only if the score falls outside.
     pub aspiration: bool,
+    /// Late move pruning: within three plies of the leaves, once a move is in hand, quiet moves
+    /// far down the ordering are not searched at all (the side to move not in check).
+    pub late_move_pruning: bool,
 }
 
 impl SearchOptions {
@@ -126,6 +129,7 @@ impl SearchOptions {
         late_move_reductions: true,
         null_move: false,
         aspiration: false,
+        late_move_pruning: false,
     };
 }
 

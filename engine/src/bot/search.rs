@@ -28,6 +28,10 @@ use super::tt::{Bound, Table};
 /// beyond it, quiescence trusts the estimate.
 const LAZY_MARGIN: i32 = 300;
 
+/// Moves searched at depth 1, 2 and 3 before late move pruning skips the quiet ones (a
+/// four-player position has 30 to 60 moves).
+const LATE_MOVE_COUNTS: [usize; 4] = [0, 10, 16, 24];
+
 /// Larger than any score.
 pub(crate) const INFINITY: i32 = MATE + 1_000;
 
@@ -260,10 +264,18 @@ impl<'a> Searcher<'a> {
             &mut scores,
         );
         self.keys.push(key);
+        // How many moves late move pruning searches at this depth, if it prunes here.
+        let prune_after =
+            (self.options.late_move_pruning && ply > 0 && depth <= 3 && !self.pos.is_check(side))
+                .then(|| LATE_MOVE_COUNTS[depth as usize]);
         for i in 0..moves.len() {
             ordering::pick(&mut moves, &mut scores, i);
             let mv = moves[i];
             let quiet = ordering::is_quiet(&self.pos, mv);
+            let losing = best.abs() >= MATE_BOUND;
+            if quiet && best_move.is_some() && !losing && prune_after.is_some_and(|n| i >= n) {
+                continue;
+            }
             let made = self.state.make(&mut self.pos, mv, &before);
             let score = if let Some(decision) = made.decision {
                 self.decided(decision, ply + 1)
