@@ -312,8 +312,9 @@ async fn cpu_seats_answer_draw_offers_as_their_strategy_judges() {
 struct HeldInTurn {
     calls: AtomicUsize,
     release: Mutex<mpsc::Receiver<()>>,
-    /// The moves it chose, in coordinate form, by call.
-    chosen: Mutex<Vec<String>>,
+    /// The moves it chose, in coordinate form, by call (the searches may finish in either
+    /// order once released).
+    chosen: Mutex<Vec<Option<String>>>,
 }
 
 impl Strategy for HeldInTurn {
@@ -326,10 +327,11 @@ impl Strategy for HeldInTurn {
         } else {
             moves[moves.len() - 1]
         };
-        self.chosen
-            .lock()
-            .unwrap()
-            .push(mv.to_string().replace('-', ""));
+        let mut chosen = self.chosen.lock().unwrap();
+        if chosen.len() <= call {
+            chosen.resize(call + 1, None);
+        }
+        chosen[call] = Some(mv.to_string().replace('-', ""));
         mv
     }
 }
@@ -397,7 +399,20 @@ async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
     let game = snapshot.game.expect("a game");
     assert_eq!(moved.ply, 1);
     assert_eq!(game.moves.len(), 1, "one move only: {:?}", game.moves);
-    let chosen = held.chosen.lock().unwrap().clone();
+    // Both searches have answered (in whichever order their threads ran).
+    let answered = eventually(WAIT, || async {
+        held.chosen.lock().unwrap().iter().flatten().count() == 2
+    })
+    .await;
+    assert!(answered, "both searches answered");
+    let chosen: Vec<String> = held
+        .chosen
+        .lock()
+        .unwrap()
+        .iter()
+        .flatten()
+        .cloned()
+        .collect();
     assert_eq!(chosen.len(), 2);
     assert_ne!(chosen[0], chosen[1]);
     assert_eq!(
@@ -455,7 +470,20 @@ async fn a_cpu_result_from_before_a_takeback_is_not_played() {
             _ => None,
         })
         .await;
-    let chosen = held.chosen.lock().unwrap().clone();
+    // Both searches have answered (in whichever order their threads ran).
+    let answered = eventually(WAIT, || async {
+        held.chosen.lock().unwrap().iter().flatten().count() == 2
+    })
+    .await;
+    assert!(answered, "both searches answered");
+    let chosen: Vec<String> = held
+        .chosen
+        .lock()
+        .unwrap()
+        .iter()
+        .flatten()
+        .cloned()
+        .collect();
     assert_eq!(
         moved.mv, chosen[1],
         "the new search's move, not the stale {}",

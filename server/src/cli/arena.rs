@@ -14,9 +14,9 @@ pub(crate) struct ArenaArgs {
     /// Games to play.
     #[arg(long, default_value_t = 20)]
     games: usize,
-    /// Who plays the first team (Teams, Duo): random, engine (the --engine), easy, medium or hard, optionally with a node
-    /// budget per move and pruning options (`hard:100000`, `hard/+null`, `hard/-lmr`, `hard/+lmp`). Sides swap
-    /// seats every other game.
+    /// Who plays the first team (Teams, Duo): random, engine (the --engine), easy, medium or
+    /// hard, optionally with a node budget per move and pruning options (`hard:100000`,
+    /// `hard/+null`, `hard/-lmr`, `hard/+lmp`). Sides swap seats every other game.
     #[arg(long, default_value = "medium")]
     team_a: Contender,
     /// Who plays the second team.
