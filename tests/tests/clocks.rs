@@ -155,6 +155,18 @@ fn game_clock(preset: &str, minutes: u32, increment: u32, delay: u32) -> Setting
     }
 }
 
+/// The game as the next `timed_out` change shows it.
+async fn timed_out(client: &mut fourkings_tests::Client) -> fourkings_protocol::GameView {
+    client
+        .event_where(|_, e| match e {
+            Event::GameChanged { what, game, .. } if *what == GameChange::TimedOut => {
+                Some(game.clone())
+            }
+            _ => None,
+        })
+        .await
+}
+
 /// The next `moved` event `client` sees.
 async fn next_moved(client: &mut fourkings_tests::Client) -> MovedEvent {
     client
@@ -255,14 +267,7 @@ async fn in_teams_a_seat_whose_bank_runs_out_loses_for_its_team_and_the_pgn4_say
 async fn in_free_for_all_a_seat_whose_bank_runs_out_is_out_and_the_game_goes_on() {
     let server = TestServer::with(|c| c.time_unit_ms = 2).await;
     let mut table = Table::seat_four(&server, &game_clock("ffa", 1, 0, 0), true).await;
-    let game = table.players[1]
-        .event_where(|_, e| match e {
-            Event::GameChanged { what, game, .. } if *what == GameChange::TimedOut => {
-                Some(game.clone())
-            }
-            _ => None,
-        })
-        .await;
+    let game = timed_out(&mut table.players[1]).await;
     assert!(game.result.is_none(), "three players are left");
     assert_eq!(game.to_move, Some(seat(1)));
     assert_eq!(game.armies[0], fourkings_protocol::ArmyState::Out);
@@ -336,14 +341,7 @@ async fn with_walking_kings_a_player_out_of_time_leaves_the_king_walking() {
     let server = TestServer::with(|c| c.time_unit_ms = 2).await;
     let mut table =
         Table::seat_four(&server, &game_clock("ffa-walking-kings", 1, 0, 0), true).await;
-    let game = table.players[1]
-        .event_where(|_, e| match e {
-            Event::GameChanged { what, game, .. } if *what == GameChange::TimedOut => {
-                Some(game.clone())
-            }
-            _ => None,
-        })
-        .await;
+    let game = timed_out(&mut table.players[1]).await;
     assert_eq!(game.armies[0], fourkings_protocol::ArmyState::KingWalking);
     assert!(game.result.is_none());
 }

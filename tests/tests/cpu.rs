@@ -10,10 +10,24 @@ use std::time::Duration;
 
 use fourkings_engine::Move;
 use fourkings_protocol::{
-    ClientMessage, CpuLevel, Event, GameChange, ServerMessage, SettingsPatch,
+    ClientMessage, CpuLevel, Event, GameChange, GameResult, ServerMessage, SettingsPatch,
 };
 use fourkings_server::cpu::{CpuRequest, RandomMover, Strategy};
 use fourkings_tests::{Table, TestServer, WAIT, eventually, seat};
+
+/// Creates a room of CPU seats with `settings`, starts it and waits for its result.
+async fn play_to_the_end(server: &TestServer, settings: &SettingsPatch) -> GameResult {
+    let room = server.create_room(settings).await;
+    let (mut host, _) = server.connect(&room.id).await;
+    let host_token = room.host_token.clone();
+    host.ok(ClientMessage::Start { host_token }).await;
+    host.event_where(|_, e| match e {
+        Event::Moved(m) => m.result.clone(),
+        Event::GameChanged { game, .. } => game.result.clone(),
+        _ => None,
+    })
+    .await
+}
 
 #[tokio::test]
 async fn a_room_of_cpu_seats_plays_to_the_end_on_its_own() {
@@ -24,17 +38,7 @@ async fn a_room_of_cpu_seats_plays_to_the_end_on_its_own() {
             move_limit: Some(400),
             ..SettingsPatch::default()
         };
-        let room = server.create_room(&settings).await;
-        let (mut host, _) = server.connect(&room.id).await;
-        let host_token = room.host_token.clone();
-        host.ok(ClientMessage::Start { host_token }).await;
-        let result = host
-            .event_where(|_, e| match e {
-                Event::Moved(m) => m.result.clone(),
-                Event::GameChanged { game, .. } => game.result.clone(),
-                _ => None,
-            })
-            .await;
+        let result = play_to_the_end(&server, &settings).await;
         assert!(!result.text.is_empty(), "{preset}: {result:?}");
     }
 }
@@ -588,17 +592,7 @@ async fn a_cpu_seat_thinks_within_its_bank() {
             move_limit: Some(8),
             ..SettingsPatch::default()
         };
-        let room = server.create_room(&settings).await;
-        let (mut host, _) = server.connect(&room.id).await;
-        let host_token = room.host_token.clone();
-        host.ok(ClientMessage::Start { host_token }).await;
-        let result = host
-            .event_where(|_, e| match e {
-                Event::Moved(m) => m.result.clone(),
-                Event::GameChanged { game, .. } => game.result.clone(),
-                _ => None,
-            })
-            .await;
+        let result = play_to_the_end(&server, &settings).await;
         assert_eq!(result.reason, "move_limit", "nobody lost on time");
         let budgets = recorder.budgets.lock().unwrap().clone();
         assert_eq!(budgets.len(), 8, "one request a ply");
