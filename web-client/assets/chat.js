@@ -41,7 +41,8 @@ export class Chat {
     this.error.textContent = "";
     try {
       await this.send({ channel: /** @type {ChatChannel} */ (this.channel.value), text });
-      this.input.value = "";
+      // What was typed while this one travelled is the next message: it stays.
+      if (this.input.value === text) this.input.value = "";
     } catch (error) {
       this.error.textContent = errorText(error instanceof Error ? error : {}, this.limits);
     }
