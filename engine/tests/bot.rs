@@ -5,7 +5,7 @@
 
 mod support;
 
-use fourkings_engine::bot::{Bot, BotError, Level, SearchLimits, SearchRoot};
+use fourkings_engine::bot::{Bot, BotError, Level, SearchLimits, SearchOptions, SearchRoot};
 use fourkings_engine::game::ResignOutcome;
 use fourkings_engine::{Army, Game, Outcome, Preset, PromotionSet, Role, RuleSet, Seat, WinReason};
 use support::*;
@@ -137,14 +137,51 @@ fn it_mates_in_one_in_duo() {
 }
 
 #[test]
+fn each_search_option_on_or_off_still_mates_in_one_and_takes_a_hanging_king() {
+    let mate = game_from(
+        &cross(
+            "R",
+            "rK h1, rR d5, bK a7, bP b6, bP b7, bP b8, yK g14, gK n8, gN n6",
+        ),
+        Preset::Teams,
+    );
+    let king = game_from(
+        &cross("R", "rK h1, rR d7, rP i4, bK a7, yK g14, gK n8, gQ j5"),
+        Preset::Teams,
+    );
+    for name in SearchOptions::NAMES {
+        let mut options = SearchOptions::DEFAULT;
+        options.set(name, !SearchOptions::DEFAULT.get(name).unwrap());
+        let bot = Bot::with_settings(fourkings_engine::bot::LevelSettings {
+            options,
+            ..Level::Hard.settings()
+        });
+        let choose = |game: &Game| {
+            let root = SearchRoot::from_game(game).unwrap();
+            bot.choose(&root, &SearchLimits::nodes(20_000), 1)
+                .unwrap()
+                .mv
+        };
+        let mv = choose(&mate);
+        assert!(mates(&mate, mv), "{name} toggled: {mv}");
+        let mv = choose(&king);
+        assert_eq!(mv.to(), sq("a7"), "{name} toggled: {mv}");
+    }
+}
+
+#[test]
 fn in_free_for_all_it_takes_the_capture_worth_more_points() {
     // Red's rook may take a Blue knight (3 points) or a grey Green rook (nothing); its knight may
-    // take a promoted Yellow queen (1 point). Nothing can take back.
+    // take a promoted Yellow queen (1 point). Nothing can take back at once.
     const PIECES: &str = "rK h1, rR e5, rN g5, bK a7, bN e9, yK g14, yQ i6, gK n8, gR e3";
+    // Searched one ply and the captures after it, which is where the points are weighed: deeper,
+    // the queen would win the rook back from e9 and taking it first leads to a mate of Blue.
     let setup = cross("R", PIECES).promoted("i6").out(Army::Green);
     let game = game_from(&setup, Preset::Ffa);
+    let root = SearchRoot::from_game(&game).unwrap();
     for level in [Level::Medium, Level::Hard] {
-        let mv = choose(&game, level, 20_000);
+        let limits = SearchLimits::depth(1);
+        let mv = Bot::new(level).choose(&root, &limits, 1).unwrap().mv;
         assert_eq!(mv.to(), sq("e9"), "{level}: {mv}");
     }
     // Without the promotion, the queen is worth 9 points: it takes the queen.

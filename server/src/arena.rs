@@ -21,7 +21,7 @@ use thiserror::Error;
 use crate::uci_client::{UciEngine, read_move};
 
 /// Who plays a seat: the random mover, or the bot at a level with an optional node budget of its
-/// own and its pruning options switched (written `hard`, `hard:100000`, `hard/+null`,
+/// own and its search options switched (written `hard`, `hard:100000`, `hard/-null`,
 /// `medium:50000/-lmr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Contender {
@@ -44,7 +44,9 @@ pub enum Contender {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
     "unknown contender {0:?}: expected random, engine (the --engine), or easy, medium or hard \
-     optionally followed by :NODES and options such as /+null, /-lmr, /+aspiration or /+lmp"
+     optionally followed by :NODES and search options turned on or off (/+null, /-lmr), of: \
+     {names}",
+    names = SearchOptions::NAMES.join(", ")
 )]
 pub struct ParseContenderError(pub String);
 
@@ -72,12 +74,8 @@ impl FromStr for Contender {
                 Some(("-", name)) => (false, name),
                 _ => return Err(err()),
             };
-            match name {
-                "null" => options.null_move = on,
-                "lmr" => options.late_move_reductions = on,
-                "aspiration" => options.aspiration = on,
-                "lmp" => options.late_move_pruning = on,
-                _ => return Err(err()),
+            if !options.set(name, on) {
+                return Err(err());
             }
         }
         Ok(Contender::Bot {
@@ -104,17 +102,11 @@ impl fmt::Display for Contender {
             write!(f, ":{n}")?;
         }
         let sign = |on: bool| if on { '+' } else { '-' };
-        if options.null_move != SearchOptions::DEFAULT.null_move {
-            write!(f, "/{}null", sign(options.null_move))?;
-        }
-        if options.late_move_reductions != SearchOptions::DEFAULT.late_move_reductions {
-            write!(f, "/{}lmr", sign(options.late_move_reductions))?;
-        }
-        if options.aspiration != SearchOptions::DEFAULT.aspiration {
-            write!(f, "/{}aspiration", sign(options.aspiration))?;
-        }
-        if options.late_move_pruning != SearchOptions::DEFAULT.late_move_pruning {
-            write!(f, "/{}lmp", sign(options.late_move_pruning))?;
+        for name in SearchOptions::NAMES {
+            let on = options.get(name);
+            if on != SearchOptions::DEFAULT.get(name) {
+                write!(f, "/{}{name}", sign(on == Some(true)))?;
+            }
         }
         Ok(())
     }
@@ -671,9 +663,9 @@ mod tests {
             "random",
             "easy",
             "hard:50000",
-            "medium/+null",
-            "hard:9/+null/-lmr",
-            "hard/+lmp",
+            "medium/-null",
+            "hard:9/-lmr/+aspiration",
+            "hard/-lmp/-kingzone",
         ] {
             assert_eq!(text.parse::<Contender>().unwrap().to_string(), text);
         }

@@ -59,7 +59,11 @@ pub(crate) fn choose_best(s: &mut Searcher<'_>, limits: &SearchLimits<'_>) -> Se
         depth_done = depth;
         let last_nodes = s.budget.nodes - before;
         let decided = best.is_some_and(|(_, v)| v.abs() > MATE_BOUND);
-        if decided || !s.budget.worth_another_iteration(last_nodes) {
+        if decided
+            || !s
+                .budget
+                .worth_another_iteration(last_nodes, s.options().use_all_time)
+        {
             break;
         }
     }
@@ -146,7 +150,7 @@ pub(crate) fn assess(s: &mut Searcher<'_>, limits: &SearchLimits<'_>) -> i32 {
         }
         value = v;
         let last_nodes = s.budget.nodes - before;
-        if v.abs() > MATE_BOUND || !s.budget.worth_another_iteration(last_nodes) {
+        if v.abs() > MATE_BOUND || !s.budget.worth_another_iteration(last_nodes, false) {
             break;
         }
     }

@@ -9,7 +9,7 @@
 //! earn a coordination bonus.
 
 use crate::army::Army;
-use crate::board::{ArmyStatus, at, class, role_bits};
+use crate::board::{ArmyStatus, WALL, at, class, role_bits};
 use crate::geometry::{DIRECTIONS, KNIGHT_JUMPS, pawn_captures, pawn_forward, step};
 use crate::piece::Role;
 use crate::position::Position;
@@ -29,6 +29,20 @@ const TROPISM: [i32; 8] = [0, 0, 7, 5, 6, 10, 0, 0];
 const SHIELD_PAWN: i32 = 12;
 const PENDING_CHECK: i32 = 60;
 const COORDINATION: i32 = 12;
+/// An enemy piece attacked by a piece worth at least this much less (it must move, or be lost).
+const THREAT_GAIN: i32 = 100;
+/// What such a threat is worth to the attacker's army.
+const THREAT: i32 = 60;
+/// How much a piece bearing on a square next to an enemy king counts, per role.
+const KING_ATTACKER: [i32; 8] = [0, 25, 30, 30, 40, 50, 0, 0];
+/// Percent of the attackers' weight that counts, by how many pieces bear on one square.
+const ATTACK_WEIGHT: [i32; 9] = [0, 50, 100, 120, 150, 200, 250, 300, 400];
+/// Pieces of two enemy armies attacking around one king.
+const TWO_ARMIES_ATTACK: i32 = 150;
+/// A king off its back rank while an enemy has a queen.
+const OFF_BACK_RANK: i32 = 50;
+/// A king whose front lines are open while an enemy has a queen.
+const UNCOVERED: i32 = 75;
 
 /// Chebyshev distance between two squares.
 #[inline]
@@ -55,8 +69,17 @@ pub(crate) struct ArmyTerms {
     pub(crate) danger: [[i32; 4]; 4],
 }
 
+/// Which evaluation terms beyond the basic ones are in force (each measured on its own).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Features {
+    /// Enemy pieces bearing on the squares around each king, and a king without cover.
+    pub(crate) king_zone: bool,
+    /// Pieces attacked by lesser enemy pieces.
+    pub(crate) threats: bool,
+}
+
 /// The terms of every army in play (grey pieces are worth nothing to anyone).
-pub(crate) fn army_terms(pos: &Position, promotion_rank: u8) -> ArmyTerms {
+pub(crate) fn army_terms(pos: &Position, promotion_rank: u8, features: Features) -> ArmyTerms {
     let mut terms = ArmyTerms {
         own: [0; 4],
         danger: [[0; 4]; 4],
@@ -81,12 +104,19 @@ pub(crate) fn army_terms(pos: &Position, promotion_rank: u8) -> ArmyTerms {
             match role {
                 r if r == Role::Pawn as u8 => {
                     score += pawn_progress(pos, army, sq, promotion_rank);
+                    if features.threats {
+                        score += pawn_threats(pos, army, sq) * THREAT;
+                    }
                 }
                 r if r == Role::King as u8 => {
                     score += king_shelter(pos, army, sq);
                 }
                 r => {
-                    score += mobility(pos, cls, sq, r) * MOBILITY[r as usize];
+                    let (moves, threats) = mobility(pos, cls, sq, r);
+                    score += moves * MOBILITY[r as usize];
+                    if features.threats {
+                        score += threats * THREAT;
+                    }
                     if r != Role::Rook as u8 {
                         score += centrality(sq, size) * 2;
                     }
@@ -106,21 +136,128 @@ pub(crate) fn army_terms(pos: &Position, promotion_rank: u8) -> ArmyTerms {
         }
         terms.own[a] = score;
     }
+    if features.king_zone {
+        let queens = Army::ALL.map(|a| has_queen(pos, a));
+        for army in Army::ALL {
+            let Some(king) = kings[army.index()] else {
+                continue;
+            };
+            let enemy_queen = Army::ALL
+                .into_iter()
+                .any(|e| queens[e.index()] && pos.is_enemy(army, e));
+            terms.own[army.index()] -= king_zone_danger(pos, army, king, enemy_queen);
+        }
+    }
     terms
 }
 
-/// Pseudo-legal mobility of a knight or slider.
-#[inline]
-fn mobility(pos: &Position, cls: &[u16; 256], from: Square, role: u8) -> i32 {
-    use class::{CAPTURE, EMPTY};
-    let mut n = 0;
-    if role == Role::Knight as u8 {
-        for &j in &KNIGHT_JUMPS {
-            if cls[at(&pos.cells, step(from, j)) as usize] & (EMPTY | CAPTURE) != 0 {
-                n += 1;
+/// Whether `army` has a queen.
+fn has_queen(pos: &Position, army: Army) -> bool {
+    pos.status[army] == ArmyStatus::Playing
+        && pos.occupied[army.index()]
+            .iter()
+            .any(|sq| role_bits(at(&pos.cells, sq)) == Role::Queen as u8)
+}
+
+/// The danger to `army`'s king at `king`: enemy pieces bearing on the squares around it (worse
+/// the more of them bear on one square, and worse again when pieces of two enemy armies take
+/// part, as both move before the king's owner moves again), and a king off its back rank or
+/// without cover in front. With no enemy queen on the board the danger is halved.
+fn king_zone_danger(pos: &Position, army: Army, king: Square, enemy_queen: bool) -> i32 {
+    let mut danger = 0;
+    let mut armies = 0u8;
+    for d in std::iter::once(0).chain(DIRECTIONS) {
+        let sq = step(king, d);
+        if at(&pos.cells, sq) & WALL != 0 || (d != 0 && pos.kind.own_rank(army, sq) == 0) {
+            continue;
+        }
+        let mut value = 0;
+        let mut count = 0;
+        for from in pos.attackers(sq, army) {
+            let code = at(&pos.cells, from);
+            let weight = KING_ATTACKER[role_bits(code) as usize];
+            if weight > 0 {
+                value += weight;
+                count += 1;
+                armies |= 1 << ((code >> 3) & 3);
             }
         }
-        return n;
+        danger += value * ATTACK_WEIGHT[count.min(ATTACK_WEIGHT.len() - 1)] / 100;
+    }
+    if armies.count_ones() > 1 {
+        danger += TWO_ARMIES_ATTACK;
+    }
+    if enemy_queen {
+        let on_back_rank = pos.kind.own_rank(army, king) == 0;
+        let covered = king_covered(pos, army, king);
+        if !on_back_rank {
+            danger += OFF_BACK_RANK;
+        }
+        if !covered {
+            danger += UNCOVERED;
+        }
+        if !on_back_rank && !covered {
+            danger += OFF_BACK_RANK;
+        }
+    } else {
+        danger /= 2;
+    }
+    danger
+}
+
+/// Whether each of the three lines in front of the king is closed within two squares by one of
+/// its own pieces or the board's edge.
+fn king_covered(pos: &Position, army: Army, king: Square) -> bool {
+    let fwd = pawn_forward(army);
+    let [left, right] = pawn_captures(army);
+    [fwd, left, right].into_iter().all(|d| {
+        (1..=2).any(|n| {
+            let sq = step(king, d * n);
+            let code = at(&pos.cells, sq);
+            code & WALL != 0 || (code != 0 && (code >> 3) & 3 == army as u8)
+        })
+    })
+}
+
+/// Enemy pieces a pawn of `army` on `sq` attacks that are worth more than a pawn.
+#[inline]
+fn pawn_threats(pos: &Position, army: Army, sq: Square) -> i32 {
+    let cls = &pos.classes[army.index()];
+    pawn_captures(army)
+        .into_iter()
+        .filter(|&d| {
+            let code = at(&pos.cells, step(sq, d));
+            cls[code as usize] & class::CAPTURE != 0
+                && VALUE[role_bits(code) as usize] >= THREAT_GAIN + VALUE[1]
+        })
+        .count() as i32
+}
+
+/// Pseudo-legal mobility of a knight or slider, and how many enemy pieces it attacks that are
+/// worth clearly more than itself.
+#[inline]
+fn mobility(pos: &Position, cls: &[u16; 256], from: Square, role: u8) -> (i32, i32) {
+    use class::{CAPTURE, EMPTY};
+    let mut n = 0;
+    let mut threats = 0;
+    let own_value = VALUE[role as usize];
+    let mut threat = |code: u8| {
+        if VALUE[role_bits(code) as usize] >= own_value + THREAT_GAIN {
+            threats += 1;
+        }
+    };
+    if role == Role::Knight as u8 {
+        for &j in &KNIGHT_JUMPS {
+            let code = at(&pos.cells, step(from, j));
+            let f = cls[code as usize];
+            if f & (EMPTY | CAPTURE) != 0 {
+                n += 1;
+            }
+            if f & CAPTURE != 0 {
+                threat(code);
+            }
+        }
+        return (n, threats);
     }
     let dirs = match role {
         r if r == Role::Bishop as u8 => 4..8,
@@ -130,7 +267,8 @@ fn mobility(pos: &Position, cls: &[u16; 256], from: Square, role: u8) -> i32 {
     for &d in &DIRECTIONS[dirs] {
         let mut to = step(from, d);
         loop {
-            let f = cls[at(&pos.cells, to) as usize];
+            let code = at(&pos.cells, to);
+            let f = cls[code as usize];
             if f & EMPTY != 0 {
                 n += 1;
                 to = step(to, d);
@@ -138,11 +276,12 @@ fn mobility(pos: &Position, cls: &[u16; 256], from: Square, role: u8) -> i32 {
             }
             if f & CAPTURE != 0 {
                 n += 1;
+                threat(code);
             }
             break;
         }
     }
-    n
+    (n, threats)
 }
 
 /// A pawn's progress toward its promotion line: slow at first, then urgent.
@@ -183,6 +322,7 @@ pub(crate) struct Perspective {
     pub(crate) root: Army,
     pub(crate) format: Format,
     pub(crate) promotion_rank: u8,
+    pub(crate) features: Features,
 }
 
 impl Perspective {
@@ -195,7 +335,7 @@ impl Perspective {
 
     /// The position's value to the bot's side, in centipawns, free-for-all points included.
     pub(crate) fn evaluate(&self, pos: &Position, points: &[i32; 4]) -> i32 {
-        let terms = army_terms(pos, self.promotion_rank);
+        let terms = army_terms(pos, self.promotion_rank, self.features);
         let mut value = [0i32; 4];
         for army in Army::ALL {
             if pos.status[army] != ArmyStatus::Playing {
@@ -296,6 +436,10 @@ mod tests {
                     root,
                     format: rules.format,
                     promotion_rank: rules.promotion_rank,
+                    features: Features {
+                        king_zone: true,
+                        threats: true,
+                    },
                 };
                 assert_eq!(p.evaluate(&pos, &[0; 4]), 0, "{preset} {root}");
             }

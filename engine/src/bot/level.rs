@@ -106,7 +106,7 @@ pub struct LevelSettings {
 }
 
 /// The pruning techniques a search may use, each switchable so that its worth can be measured
-/// (`fourkings arena` plays one setting against another).
+/// (`fourkings arena` plays one setting against another, naming them as in [`SearchOptions::NAMES`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchOptions {
     /// Late move reductions: quiet moves late in the ordering are first searched a ply or two
@@ -118,23 +118,118 @@ pub struct SearchOptions {
     /// Aspiration windows: each iteration first searches a narrow window around the previous
     /// iteration's score, and again with the full window only if the score falls outside.
     pub aspiration: bool,
-    /// Late move pruning: within three plies of the leaves, once a move is in hand, quiet moves
-    /// far down the ordering are not searched at all (the side to move not in check).
+    /// Late move pruning: near the leaves, once a move is in hand, quiet moves far down the
+    /// ordering are not searched at all (the side to move not in check).
     pub late_move_pruning: bool,
+    /// Principal variation search: after the first move, each move is first searched with a
+    /// null window (can it beat the best so far at all?) and again with the full window only
+    /// if it can.
+    pub principal_variation: bool,
+    /// Futility pruning: near the leaves, a position whose static value is far beyond the
+    /// window is not searched further, and quiet moves that cannot lift a position far below
+    /// it are skipped.
+    pub futility: bool,
+    /// Check extensions: a move that checks the next player is searched a ply deeper.
+    pub check_extensions: bool,
+    /// Quiescence skips captures that lose material to a defender and captures too small to
+    /// reach the window.
+    pub quiescence_pruning: bool,
+    /// With only a time budget, keep deepening until the time is up (a cut-short iteration
+    /// still improves the move), rather than stopping when the next one looks unlikely to finish.
+    pub use_all_time: bool,
+    /// Evaluation: enemy pieces bearing on the squares around each king (worse when two enemy
+    /// armies take part), and a king off its back rank or without cover.
+    pub king_zone: bool,
+    /// Evaluation: pieces attacked by clearly lesser enemy pieces.
+    pub threats: bool,
 }
 
 impl SearchOptions {
     /// What the levels use: what measured as a gain (see the engine's README).
     pub const DEFAULT: SearchOptions = SearchOptions {
         late_move_reductions: true,
-        null_move: false,
+        null_move: true,
         aspiration: false,
-        late_move_pruning: false,
+        late_move_pruning: true,
+        principal_variation: true,
+        futility: true,
+        check_extensions: true,
+        quiescence_pruning: true,
+        use_all_time: true,
+        king_zone: true,
+        threats: true,
     };
+
+    /// The short name of every option, as `fourkings arena` writes them (`hard/+null/-lmr`).
+    pub const NAMES: [&'static str; 11] = [
+        "lmr",
+        "null",
+        "aspiration",
+        "lmp",
+        "pvs",
+        "futility",
+        "checkext",
+        "qprune",
+        "alltime",
+        "kingzone",
+        "threats",
+    ];
+
+    fn field(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "lmr" => &mut self.late_move_reductions,
+            "null" => &mut self.null_move,
+            "aspiration" => &mut self.aspiration,
+            "lmp" => &mut self.late_move_pruning,
+            "pvs" => &mut self.principal_variation,
+            "futility" => &mut self.futility,
+            "checkext" => &mut self.check_extensions,
+            "qprune" => &mut self.quiescence_pruning,
+            "alltime" => &mut self.use_all_time,
+            "kingzone" => &mut self.king_zone,
+            "threats" => &mut self.threats,
+            _ => return None,
+        })
+    }
+
+    /// Turns the option `name` (one of [`SearchOptions::NAMES`]) on or off; `false` if there is
+    /// no such option.
+    pub fn set(&mut self, name: &str, on: bool) -> bool {
+        self.field(name).map(|f| *f = on).is_some()
+    }
+
+    /// Whether the option `name` is on (`None` if there is no such option).
+    pub fn get(&self, name: &str) -> Option<bool> {
+        let mut copy = *self;
+        copy.field(name).map(|f| *f)
+    }
 }
 
 impl Default for SearchOptions {
     fn default() -> SearchOptions {
         SearchOptions::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_name_sets_its_own_field() {
+        for name in SearchOptions::NAMES {
+            let mut options = SearchOptions::DEFAULT;
+            let was = options.get(name).expect("a named option");
+            assert!(options.set(name, !was));
+            assert_eq!(options.get(name), Some(!was));
+            let changed = SearchOptions::NAMES
+                .iter()
+                .filter(|&&other| options.get(other) != SearchOptions::DEFAULT.get(other))
+                .count();
+            assert_eq!(changed, 1, "{name} changes only itself");
+        }
+        let mut options = SearchOptions::DEFAULT;
+        assert!(!options.set("nonsense", true));
+        assert_eq!(options, SearchOptions::DEFAULT);
     }
 }

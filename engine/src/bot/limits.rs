@@ -135,12 +135,17 @@ impl<'a> Budget<'a> {
     }
 
     /// Whether another iteration is worth starting: one that would likely not finish only wastes
-    /// the budget (each iteration costs several times the one before).
-    pub(crate) fn worth_another_iteration(&self, last_iteration_nodes: u64) -> bool {
+    /// the budget (each iteration costs several times the one before), unless `use_all_time`
+    /// says a cut-short iteration is worth its time.
+    pub(crate) fn worth_another_iteration(
+        &self,
+        last_iteration_nodes: u64,
+        use_all_time: bool,
+    ) -> bool {
         if self.stopped {
             return false;
         }
-        if let Some(deadline) = self.deadline {
+        if let (Some(deadline), false) = (self.deadline, use_all_time) {
             let spent = self.started.elapsed();
             let left = deadline.saturating_duration_since(Instant::now());
             if left < spent / 2 {

@@ -283,6 +283,10 @@ fn searcher<'a>(
         root: army,
         format: root.rules.format,
         promotion_rank: root.rules.promotion_rank,
+        features: eval::Features {
+            king_zone: options.king_zone,
+            threats: options.threats,
+        },
     };
     let state = GameState::new(
         root.rules,

@@ -11,6 +11,8 @@
 //! king capture at hand (where the rules allow it) the side to move wins on the spot. Leaves are
 //! resolved by a quiescence search over captures and promotions.
 
+use std::sync::LazyLock;
+
 use crate::army::{Army, ArmySet};
 use crate::game::referee::{Before, Decision};
 use crate::game::{DrawReason, Seat, repetition_key};
@@ -18,11 +20,12 @@ use crate::moves::{Move, MoveList};
 use crate::position::Position;
 
 use super::SearchOptions;
-use super::eval::Perspective;
+use super::eval::{Perspective, VALUE};
 use super::limits::Budget;
 use super::ordering::{self, Heuristics, MAX_PLY, Scores};
 use super::rules_state::{GameState, MATE, MATE_BOUND, standings};
 use super::tt::{Bound, Table};
+use crate::board::{at, role_bits};
 
 /// How far the positional terms of the evaluation may plausibly move a material estimate:
 /// beyond it, quiescence trusts the estimate.
@@ -31,6 +34,42 @@ const LAZY_MARGIN: i32 = 300;
 /// Moves searched at depth 1, 2 and 3 before late move pruning skips the quiet ones (a
 /// four-player position has 30 to 60 moves).
 const LATE_MOVE_COUNTS: [usize; 4] = [0, 10, 16, 24];
+
+/// The deepest remaining depth at which futility pruning applies.
+const FUTILITY_DEPTH: i32 = 3;
+/// Reverse futility: how far above the window, per ply of depth, the static value must stand.
+const STATIC_MARGIN: i32 = 120;
+/// Futility: how much a quiet move might gain per ply of depth.
+const FUTILITY_MARGIN: i32 = 150;
+/// The deepest remaining depth at which late move pruning applies.
+const LMP_DEPTH: i32 = 6;
+/// Check extensions along one line of play, at most.
+const MAX_EXTENSIONS: u32 = 3;
+
+/// Quiet moves searched at `depth` before late move pruning skips the rest, if it prunes there.
+fn late_move_count(pvs: bool, depth: i32) -> Option<usize> {
+    if pvs {
+        (depth <= LMP_DEPTH).then(|| (3 + depth * depth) as usize)
+    } else {
+        LATE_MOVE_COUNTS.get(depth as usize).copied()
+    }
+}
+
+/// Late move reductions by remaining depth and move number: about ln(depth)·ln(number)/2, so
+/// that the later a move comes and the deeper the search, the more it is reduced.
+static REDUCTIONS: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
+    let mut table = [[0u8; 64]; 64];
+    for (depth, row) in table.iter_mut().enumerate().skip(1) {
+        for (number, r) in row.iter_mut().enumerate().skip(1) {
+            let value = 0.5 + (depth as f64).ln() * (number as f64).ln() / 2.0;
+            *r = value as u8;
+        }
+    }
+    table
+});
+
+/// Quiescence: what a capture may gain beyond the piece it takes (positional swings).
+const DELTA_MARGIN: i32 = 200;
 
 /// Larger than any score.
 pub(crate) const INFINITY: i32 = MATE + 1_000;
@@ -52,6 +91,8 @@ pub(crate) struct Searcher<'a> {
     root_moves: MoveList,
     /// The best root move of the iteration under way, and its score.
     pub(crate) root_best: Option<(Move, i32)>,
+    /// Check extensions on the line being searched.
+    extended: u32,
 }
 
 impl<'a> Searcher<'a> {
@@ -81,6 +122,7 @@ impl<'a> Searcher<'a> {
             options,
             root_moves,
             root_best: None,
+            extended: 0,
         }
     }
 
@@ -210,9 +252,13 @@ impl<'a> Searcher<'a> {
             return self.quiesce(&mut moves, &before, ply, alpha, beta);
         }
 
+        let options = self.options;
+        let maximizing = self.maximizing(side);
+        // A PV node is one searched with an open window: its exact value is wanted.
+        let pv_node = beta - alpha > 1;
         let tt_key = self.table_key();
         let hit = self.tt.probe(tt_key);
-        if let (Some(hit), true) = (hit, ply > 0) {
+        if let (Some(hit), true) = (hit, ply > 0 && !(options.principal_variation && pv_node)) {
             if i32::from(hit.depth) >= depth {
                 let score = from_table(hit.score, ply);
                 let cut = match hit.bound {
@@ -228,19 +274,38 @@ impl<'a> Searcher<'a> {
         let tt_move = hit.and_then(|h| h.mv);
 
         let (alpha0, beta0) = (alpha, beta);
-        let maximizing = self.maximizing(side);
-        if self.options.null_move && ply > 0 && depth >= 3 && self.null_move_allowed(side) {
-            let stand = self.evaluate();
-            let above = if maximizing {
-                stand >= beta
-            } else {
-                stand <= alpha
-            };
-            if above {
+        // The window and the static value as the side to move sees them (higher is better for
+        // it), so that each pruning rule is written once for both sides.
+        let sign = if maximizing { 1 } else { -1 };
+        let (side_alpha, side_beta) = if maximizing {
+            (alpha, beta)
+        } else {
+            (-beta, -alpha)
+        };
+        let in_check = self.pos.is_check(side);
+        let prunable = ply > 0 && !pv_node && !in_check;
+        let static_value = (prunable && (options.futility || options.null_move))
+            .then(|| sign * self.static_value(hit.map(|h| from_table(h.score, ply)), depth))
+            .filter(|v| v.abs() < MATE_BOUND);
+
+        if let (true, Some(v)) = (options.futility && depth <= FUTILITY_DEPTH, static_value) {
+            // Reverse futility: so far above the window that one quiet ply will not undo it.
+            if v - STATIC_MARGIN * depth >= side_beta && side_beta.abs() < MATE_BOUND {
+                return sign * v;
+            }
+        }
+        if let (true, Some(v)) = (options.null_move && depth >= 2, static_value) {
+            if v >= side_beta && self.null_move_allowed(side) {
+                let reduction = (depth / 3 + 2).min(depth);
+                let (a, b) = if maximizing {
+                    (beta - 1, beta)
+                } else {
+                    (alpha, alpha + 1)
+                };
                 let saved = (self.pos.turn, self.pos.en_passant, self.pos.hash);
                 self.pos.pass_turn();
                 self.keys.push(key);
-                let v = self.node(depth - 3, ply + 1, alpha, beta);
+                let v = self.node(depth - reduction, ply + 1, a, b);
                 self.keys.pop();
                 (self.pos.turn, self.pos.en_passant, self.pos.hash) = saved;
                 if self.budget.stopped {
@@ -264,39 +329,56 @@ impl<'a> Searcher<'a> {
             &mut scores,
         );
         self.keys.push(key);
-        // How many moves late move pruning searches at this depth, if it prunes here.
-        let prune_after =
-            (self.options.late_move_pruning && ply > 0 && depth <= 3 && !self.pos.is_check(side))
-                .then(|| LATE_MOVE_COUNTS[depth as usize]);
+        // How many quiet moves late move pruning searches at this depth, if it prunes here.
+        let prune_after = (options.late_move_pruning && prunable)
+            .then(|| late_move_count(options.principal_variation, depth))
+            .flatten();
+        // Quiet moves that cannot lift the static value to the window are skipped.
+        let futile = options.futility
+            && prunable
+            && depth <= FUTILITY_DEPTH
+            && static_value.is_some_and(|v| v + FUTILITY_MARGIN * depth <= side_alpha);
+        let mut quiets = 0;
         for i in 0..moves.len() {
             ordering::pick(&mut moves, &mut scores, i);
             let mv = moves[i];
             let quiet = ordering::is_quiet(&self.pos, mv);
             let losing = best.abs() >= MATE_BOUND;
-            if quiet && best_move.is_some() && !losing && prune_after.is_some_and(|n| i >= n) {
+            let may_prune = quiet && best_move.is_some() && !losing;
+            let pruned_late = may_prune && prune_after.is_some_and(|n| quiets >= n);
+            let pruned_futile = may_prune && futile;
+            let made = self.state.make(&mut self.pos, mv, &before);
+            // The next player put in check: never pruned or reduced, and perhaps extended.
+            let checks = made.decision.is_none()
+                && (options.check_extensions || pruned_late || pruned_futile)
+                && self.pos.is_check(self.pos.turn);
+            if (pruned_late || pruned_futile) && !checks {
+                self.state.unmake(&mut self.pos, made);
                 continue;
             }
-            let made = self.state.make(&mut self.pos, mv, &before);
+            if quiet && !checks {
+                quiets += 1;
+            }
+            let extend = options.check_extensions
+                && checks
+                && self.extended < MAX_EXTENSIONS
+                && (i < 6 || pv_node);
+            let new_depth = depth - 1 + i32::from(extend);
+            self.extended += u32::from(extend);
             let score = if let Some(decision) = made.decision {
                 self.decided(decision, ply + 1)
+            } else if i == 0 {
+                self.node(new_depth, ply + 1, alpha, beta)
             } else {
-                let reduce =
-                    self.options.late_move_reductions && quiet && depth >= 3 && i >= 4 && ply > 0;
-                if reduce {
-                    let r = if i >= 12 { 2 } else { 1 };
-                    let s = self.node(depth - 1 - r, ply + 1, alpha, beta);
-                    // Search again at full depth only if the reduced search says the move may be
-                    // good enough to matter.
-                    let improves = if maximizing { s > alpha } else { s < beta };
-                    if improves && !self.budget.stopped {
-                        self.node(depth - 1, ply + 1, alpha, beta)
+                let reduction =
+                    if options.late_move_reductions && quiet && !checks && depth >= 3 && ply > 0 {
+                        self.reduction(depth, i, pv_node)
                     } else {
-                        s
-                    }
-                } else {
-                    self.node(depth - 1, ply + 1, alpha, beta)
-                }
+                        0
+                    };
+                self.search_late_move(new_depth, reduction, ply, alpha, beta, maximizing)
             };
+            self.extended -= u32::from(extend);
             self.state.unmake(&mut self.pos, made);
             if self.budget.stopped {
                 self.keys.pop();
@@ -337,6 +419,74 @@ impl<'a> Searcher<'a> {
         self.tt
             .store(tt_key, best_move, to_table(best, ply), depth as i8, bound);
         best
+    }
+
+    /// What the pruning rules take the current position to be worth before searching it: the
+    /// table's score where there is one, the full evaluation near the leaves, and the material
+    /// estimate further up (where a full evaluation at every node cost a third of the speed).
+    fn static_value(&self, table_score: Option<i32>, depth: i32) -> i32 {
+        match table_score {
+            Some(score) if score.abs() < MATE_BOUND => score,
+            _ if depth <= FUTILITY_DEPTH => self.evaluate(),
+            _ => self
+                .view
+                .estimate(&self.pos, &self.state.material, &self.state.points.0),
+        }
+    }
+
+    /// How many plies late move reductions take off the `i`th move at `depth`.
+    fn reduction(&self, depth: i32, i: usize, pv_node: bool) -> i32 {
+        if !self.options.principal_variation {
+            // The reductions measured before principal variation search.
+            return if i < 4 {
+                0
+            } else if i >= 12 {
+                2
+            } else {
+                1
+            };
+        }
+        let r = REDUCTIONS[(depth as usize).min(63)][i.min(63)];
+        (i32::from(r) - i32::from(pv_node)).max(0)
+    }
+
+    /// Searches a move after the first to `depth`, `reduction` plies shallower first, with a
+    /// null window first where principal variation search is on; again deeper or with the whole
+    /// window only where the cheaper search says the move may matter.
+    fn search_late_move(
+        &mut self,
+        depth: i32,
+        reduction: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        maximizing: bool,
+    ) -> i32 {
+        let improves = |s: i32| if maximizing { s > alpha } else { s < beta };
+        if !self.options.principal_variation {
+            if reduction > 0 {
+                let s = self.node(depth - reduction, ply + 1, alpha, beta);
+                if !improves(s) || self.budget.stopped {
+                    return s;
+                }
+            }
+            return self.node(depth, ply + 1, alpha, beta);
+        }
+        let (a, b) = if maximizing {
+            (alpha, alpha + 1)
+        } else {
+            (beta - 1, beta)
+        };
+        let reduction = reduction.clamp(0, (depth - 1).max(0));
+        let mut s = self.node(depth - reduction, ply + 1, a, b);
+        if reduction > 0 && improves(s) && !self.budget.stopped {
+            s = self.node(depth, ply + 1, a, b);
+        }
+        let inside = s > alpha && s < beta;
+        if inside && beta - alpha > 1 && !self.budget.stopped {
+            s = self.node(depth, ply + 1, alpha, beta);
+        }
+        s
     }
 
     /// Whether passing the turn is a fair test of the position: never in free-for-all (where
@@ -394,11 +544,33 @@ impl<'a> Searcher<'a> {
             }
             beta = beta.min(stand);
         }
+        let best_promotion = self.state.rules.promotion.roles()[0];
+        let side_alpha = if maximizing { alpha } else { -beta };
+        let side_stand = if maximizing { stand } else { -stand };
+        let prune = self.options.quiescence_pruning;
+        let pos = &self.pos;
         moves.retain(|m| {
-            ordering::is_live_capture(&self.pos, *m)
-                || ordering::is_king_capture(&self.pos, *m)
-                || m.promotion()
-                    .is_some_and(|r| r == self.state.rules.promotion.roles()[0])
+            let m = *m;
+            if ordering::is_king_capture(pos, m) {
+                return true;
+            }
+            if m.promotion().is_some_and(|r| r == best_promotion) {
+                return true;
+            }
+            if !ordering::is_live_capture(pos, m) {
+                return false;
+            }
+            if !prune {
+                return true;
+            }
+            let victim = VALUE[role_bits(ordering::victim(pos, m)) as usize];
+            // Delta pruning: even winning the piece for nothing leaves the side short.
+            if side_stand + victim + DELTA_MARGIN <= side_alpha {
+                return false;
+            }
+            // A capture of a lesser piece on a defended square loses material.
+            let attacker = VALUE[role_bits(at(&pos.cells, m.from())) as usize];
+            victim >= attacker || !pos.is_attacked(m.to(), side)
         });
         let mut best = stand;
         let mut scores = Scores::new();

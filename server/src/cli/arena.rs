@@ -15,8 +15,9 @@ pub(crate) struct ArenaArgs {
     #[arg(long, default_value_t = 20)]
     games: usize,
     /// Who plays the first team (Teams, Duo): random, engine (the --engine), easy, medium or
-    /// hard, optionally with a node budget per move and pruning options (`hard:100000`,
-    /// `hard/+null`, `hard/-lmr`, `hard/+lmp`). Sides swap seats every other game.
+    /// hard, optionally with a node budget per move and search options turned on or off
+    /// (`hard:100000`, `hard/-null`, `hard/+aspiration`; the engine's README lists them). Sides
+    /// swap seats every other game.
     #[arg(long, default_value = "medium")]
     team_a: Contender,
     /// Who plays the second team.
