@@ -22,7 +22,7 @@ use crate::position::Position;
 use super::SearchOptions;
 use super::eval::{Perspective, VALUE};
 use super::limits::Budget;
-use super::ordering::{self, Heuristics, MAX_PLY, Scores};
+use super::ordering::{self, CONTINUATION_PLIES, Context, Heuristics, MAX_PLY, Scores};
 use super::rules_state::{GameState, MATE, MATE_BOUND, standings};
 use super::tt::{Bound, Table};
 use crate::board::{at, role_bits};
@@ -93,6 +93,9 @@ pub(crate) struct Searcher<'a> {
     pub(crate) root_best: Option<(Move, i32)>,
     /// Check extensions on the line being searched.
     extended: u32,
+    /// The context of the move made at each ply of the line being searched (for the
+    /// continuation histories).
+    contexts: [Context; MAX_PLY + 1],
 }
 
 impl<'a> Searcher<'a> {
@@ -123,6 +126,7 @@ impl<'a> Searcher<'a> {
             root_moves,
             root_best: None,
             extended: 0,
+            contexts: [0; MAX_PLY + 1],
         }
     }
 
@@ -303,6 +307,7 @@ impl<'a> Searcher<'a> {
                     (alpha, alpha + 1)
                 };
                 let saved = (self.pos.turn, self.pos.en_passant, self.pos.hash);
+                self.contexts[ply] = 0;
                 self.pos.pass_turn();
                 self.keys.push(key);
                 let v = self.node(depth - reduction, ply + 1, a, b);
@@ -320,14 +325,18 @@ impl<'a> Searcher<'a> {
         let mut best = if maximizing { -INFINITY } else { INFINITY };
         let mut best_move = None;
         let mut scores = Scores::new();
+        let earlier = self.earlier_contexts(ply);
         ordering::score_moves(
             &self.pos,
             &moves,
             tt_move,
             &self.heuristics,
             ply,
+            &earlier,
             &mut scores,
         );
+        // Quiet moves searched without a cutoff, penalised if a later one causes it.
+        let mut tried = arrayvec::ArrayVec::<Move, 32>::new();
         self.keys.push(key);
         // How many quiet moves late move pruning searches at this depth, if it prunes here.
         let prune_after = (options.late_move_pruning && prunable)
@@ -347,6 +356,8 @@ impl<'a> Searcher<'a> {
             let may_prune = quiet && best_move.is_some() && !losing;
             let pruned_late = may_prune && prune_after.is_some_and(|n| quiets >= n);
             let pruned_futile = may_prune && futile;
+            self.contexts[ply] =
+                ordering::context(role_bits(at(&self.pos.cells, mv.from())), mv.to());
             let made = self.state.make(&mut self.pos, mv, &before);
             // The next player put in check: never pruned or reduced, and perhaps extended.
             let checks = made.decision.is_none()
@@ -403,9 +414,13 @@ impl<'a> Searcher<'a> {
             }
             if alpha >= beta {
                 if quiet {
-                    self.heuristics.reward(&self.pos, mv, ply, depth);
+                    self.heuristics
+                        .reward(&self.pos, mv, &tried, &earlier, ply, depth);
                 }
                 break;
+            }
+            if quiet {
+                let _ = tried.try_push(mv);
             }
         }
         self.keys.pop();
@@ -419,6 +434,12 @@ impl<'a> Searcher<'a> {
         self.tt
             .store(tt_key, best_move, to_table(best, ply), depth as i8, bound);
         best
+    }
+
+    /// The contexts of the moves [`CONTINUATION_PLIES`] before the node at `ply` (none before
+    /// the root).
+    fn earlier_contexts(&self, ply: usize) -> [Context; 3] {
+        CONTINUATION_PLIES.map(|back| ply.checked_sub(back).map_or(0, |p| self.contexts[p]))
     }
 
     /// What the pruning rules take the current position to be worth before searching it: the
@@ -574,7 +595,15 @@ impl<'a> Searcher<'a> {
         });
         let mut best = stand;
         let mut scores = Scores::new();
-        ordering::score_moves(&self.pos, moves, None, &self.heuristics, ply, &mut scores);
+        ordering::score_moves(
+            &self.pos,
+            moves,
+            None,
+            &self.heuristics,
+            ply,
+            &[0; 3],
+            &mut scores,
+        );
         for i in 0..moves.len() {
             ordering::pick(moves, &mut scores, i);
             let mv = moves[i];
