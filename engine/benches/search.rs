@@ -57,7 +57,7 @@ fn positions() -> Vec<(&'static str, Game)> {
 /// The hard level with only a node budget: the same work on any machine.
 fn bot() -> Bot {
     Bot::with_settings(LevelSettings {
-        nodes: NODES,
+        nodes: Some(NODES),
         time: Duration::from_secs(3_600),
         ..Level::Hard.settings()
     })

@@ -33,7 +33,7 @@ fn a_cancelled_search_stops_at_once() {
     // A flag set from another thread while the search runs without any other limit.
     let cancel = AtomicBool::new(false);
     let unlimited = Bot::with_settings(fourkings_engine::bot::LevelSettings {
-        nodes: u64::MAX,
+        nodes: None,
         time: Duration::from_secs(600),
         ..Level::Hard.settings()
     });
@@ -65,7 +65,7 @@ fn a_move_never_takes_longer_than_its_time_budget_and_a_tenth() {
     play_line(&mut game, "h2-h4 b7-c7 g13-g11 m8-l8 i1-g3");
     let root = SearchRoot::from_game(&game).unwrap();
     let unlimited = Bot::with_settings(fourkings_engine::bot::LevelSettings {
-        nodes: u64::MAX,
+        nodes: None,
         ..Level::Hard.settings()
     });
     for budget in [Duration::from_millis(100), Duration::from_millis(300)] {
@@ -102,4 +102,42 @@ fn a_move_never_takes_longer_than_its_time_budget_and_a_tenth() {
             "{budget:?}: over the limit in each of {ATTEMPTS} attempts, the machine being busy"
         );
     }
+}
+
+#[test]
+fn hard_thinks_for_the_time_it_is_given_and_no_longer_than_its_own() {
+    let mut game = Game::new(Preset::Teams.rules()).unwrap();
+    play_line(&mut game, "h2-h4 b7-c7 g13-g11 m8-l8");
+    let root = SearchRoot::from_game(&game).unwrap();
+    let hard = Bot::new(Level::Hard);
+    assert_eq!(hard.settings().nodes, None, "hard counts time, not nodes");
+    // Given less than its own second (a turn limit, a clock), it uses what it is given: no node
+    // cap stops it early.
+    let budget = Duration::from_millis(250);
+    let cpu = ThreadTime::now();
+    let r = hard
+        .choose(&root, &SearchLimits::default().with_time(budget), 0)
+        .unwrap();
+    let computed = cpu.elapsed();
+    assert!(game.legal_moves().contains(&r.mv));
+    assert!(
+        r.elapsed >= budget * 9 / 10 && computed <= budget + budget / 10,
+        "{:?} ({computed:?} computing) for a budget of {budget:?}",
+        r.elapsed
+    );
+    // Given more, it stops at its own second.
+    let cpu = ThreadTime::now();
+    let r = hard
+        .choose(
+            &root,
+            &SearchLimits::default().with_time(Duration::from_secs(10)),
+            0,
+        )
+        .unwrap();
+    let own = hard.settings().time;
+    assert!(
+        cpu.elapsed() <= own + own / 10 && r.elapsed >= own * 9 / 10,
+        "{:?} for its own {own:?}",
+        r.elapsed
+    );
 }

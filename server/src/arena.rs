@@ -115,7 +115,8 @@ impl fmt::Display for Contender {
 impl Contender {
     /// The bot this contender plays with: its level's settings and its own node budget if it
     /// has one; with `movetime`, that time a move (and no node cap unless it names one), else no
-    /// time budget (node budgets alone keep results independent of load).
+    /// time budget where there is a node budget (node budgets alone keep results independent of
+    /// load) and the level's own time where there is none (hard).
     fn bot(self, movetime: Option<Duration>) -> Option<Bot> {
         match self {
             Contender::Random | Contender::Engine => None,
@@ -128,12 +129,14 @@ impl Contender {
                 settings.options = options;
                 match movetime {
                     Some(time) => {
-                        settings.nodes = nodes.unwrap_or(u64::MAX);
+                        settings.nodes = nodes;
                         settings.time = time;
                     }
                     None => {
-                        settings.nodes = nodes.unwrap_or(settings.nodes);
-                        settings.time = Duration::from_secs(3_600);
+                        settings.nodes = nodes.or(settings.nodes);
+                        if settings.nodes.is_some() {
+                            settings.time = Duration::from_secs(3_600);
+                        }
                     }
                 }
                 Some(Bot::with_settings(settings))

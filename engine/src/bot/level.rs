@@ -36,7 +36,7 @@ impl Level {
     pub const fn settings(self) -> LevelSettings {
         match self {
             Level::Easy => LevelSettings {
-                nodes: 3_000,
+                nodes: Some(3_000),
                 time: Duration::from_millis(300),
                 max_depth: 2,
                 noise: 90,
@@ -44,7 +44,7 @@ impl Level {
                 options: SearchOptions::DEFAULT,
             },
             Level::Medium => LevelSettings {
-                nodes: 20_000,
+                nodes: Some(20_000),
                 time: Duration::from_millis(1_500),
                 max_depth: 64,
                 noise: 0,
@@ -52,8 +52,8 @@ impl Level {
                 options: SearchOptions::DEFAULT,
             },
             Level::Hard => LevelSettings {
-                nodes: 300_000,
-                time: Duration::from_millis(4_000),
+                nodes: None,
+                time: Duration::from_millis(1_000),
                 max_depth: 64,
                 noise: 0,
                 blunder_percent: 0,
@@ -88,9 +88,11 @@ impl FromStr for Level {
 /// What one level may spend on a move, and how it errs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LevelSettings {
-    /// Nodes per move. Node budgets keep the level's strength the same on any machine and under
-    /// any load; the time budget below only guards against slow machines.
-    pub nodes: u64,
+    /// Nodes per move, if the level counts them. A node budget keeps the level's strength the
+    /// same on any machine and under any load, and its time budget only guards against slow
+    /// machines; a level without one (hard) thinks for its time, or for less when the caller's
+    /// limits (the turn limit, the clock) leave less.
+    pub nodes: Option<u64>,
     /// The longest a move may take.
     pub time: Duration,
     /// The deepest iteration (plies).

@@ -216,9 +216,11 @@ impl Bot {
                     .depth
                     .map_or(self.settings.max_depth, |d| d.min(self.settings.max_depth)),
             ),
-            ..limits
-                .with_nodes(self.settings.nodes)
-                .with_time(self.settings.time)
+            ..match self.settings.nodes {
+                Some(nodes) => limits.with_nodes(nodes),
+                None => *limits,
+            }
+            .with_time(self.settings.time)
         }
     }
 

@@ -195,11 +195,11 @@ impl Engine {
         // What `go` names replaces the level's own budget; with nothing named, the level's.
         let named = go.movetime.is_some() || go.nodes.is_some() || go.depth.is_some();
         let bot = Bot::with_settings(fourkings_engine::bot::LevelSettings {
-            nodes: go.nodes.unwrap_or(if named || time.is_some() {
-                u64::MAX
+            nodes: if named || time.is_some() {
+                go.nodes
             } else {
                 settings.nodes
-            }),
+            },
             time: time.unwrap_or(if named { NO_TIME_LIMIT } else { settings.time }),
             max_depth: go.depth.unwrap_or(settings.max_depth),
             ..settings
