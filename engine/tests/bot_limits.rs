@@ -125,7 +125,8 @@ fn hard_thinks_for_the_time_it_is_given_and_no_longer_than_its_own() {
         "{:?} ({computed:?} computing) for a budget of {budget:?}",
         r.elapsed
     );
-    // Given more, it stops at its own second.
+    // Given more, it aims at its own second: it stops there, or thinks on to three while its
+    // choice is unsettled, and no longer.
     let cpu = ThreadTime::now();
     let r = hard
         .choose(
@@ -135,8 +136,9 @@ fn hard_thinks_for_the_time_it_is_given_and_no_longer_than_its_own() {
         )
         .unwrap();
     let own = hard.settings().time;
+    let most = own * 3;
     assert!(
-        cpu.elapsed() <= own + own / 10 && r.elapsed >= own * 9 / 10,
+        cpu.elapsed() <= most + most / 10 && r.elapsed >= own * 9 / 10,
         "{:?} for its own {own:?}",
         r.elapsed
     );

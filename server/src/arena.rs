@@ -1,7 +1,8 @@
 //! Matches: the bot against itself, the random mover, or another engine over UCI. Games are
 //! played in parallel threads, under node budgets (so that results depend on the strategies and
-//! not on the machine's load) or, against another engine, at equal time per move; the score table
-//! has 95% confidence intervals and the Elo difference. Our engine referees every game: an
+//! not on the machine's load), at equal time per move (against another engine), or on a game
+//! clock that each contender manages itself; the score table has 95% confidence intervals and
+//! the Elo difference. Our engine referees every game: an
 //! engine's move that is not legal loses the game for its side. `fourkings arena` is the
 //! command-line face of this module.
 
@@ -166,8 +167,90 @@ pub struct Match {
     pub seed: u64,
     /// Time per move for every contender, if the match is played by time rather than nodes.
     pub movetime: Option<Duration>,
+    /// A game clock for every seat, if the match is played on one: each contender spends its
+    /// bank as it sees fit (the bot as the server's CPU players do), and a seat whose bank runs
+    /// out loses the game for its side.
+    pub clock: Option<MatchClock>,
     /// The shell command that starts the other engine, for the contender `engine`.
     pub engine: Option<String>,
+}
+
+/// A game clock: what each seat's bank holds at the start and earns a move, written as
+/// chess.com writes it, `1|7` (minutes, then seconds of increment; minutes may be fractional).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchClock {
+    /// Each bank at the start.
+    pub bank: Duration,
+    /// Added to a seat's bank after each of its moves.
+    pub increment: Duration,
+}
+
+/// A clock that is not `MINUTES|SECONDS`.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("bad clock {0:?}: expected minutes|increment seconds, e.g. 1|7")]
+pub struct ParseClockError(String);
+
+impl FromStr for MatchClock {
+    type Err = ParseClockError;
+
+    fn from_str(s: &str) -> Result<MatchClock, ParseClockError> {
+        let bad = || ParseClockError(s.to_owned());
+        let (minutes, seconds) = s.split_once(['|', '+']).ok_or_else(bad)?;
+        let number = |t: &str| {
+            t.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0 && *v <= 600.0)
+                .ok_or_else(bad)
+        };
+        let bank = Duration::from_secs_f64(number(minutes)? * 60.0);
+        if bank.is_zero() {
+            return Err(bad());
+        }
+        Ok(MatchClock {
+            bank,
+            increment: Duration::from_secs_f64(number(seconds)?),
+        })
+    }
+}
+
+impl fmt::Display for MatchClock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} | {}",
+            self.bank.as_secs_f64() / 60.0,
+            self.increment.as_secs_f64()
+        )
+    }
+}
+
+/// How one contender spent its clock over a match.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClockUse {
+    /// Moves it thought about (not the random opening plies).
+    pub moves: usize,
+    /// Time spent on them, in all.
+    pub spent: Duration,
+    /// The longest one move took.
+    pub longest: Duration,
+    /// The least any of its banks held after a move.
+    pub least_left: Option<Duration>,
+    /// Games it lost on time.
+    pub lost_on_time: usize,
+}
+
+impl ClockUse {
+    fn add(&mut self, other: &ClockUse) {
+        self.moves += other.moves;
+        self.spent += other.spent;
+        self.longest = self.longest.max(other.longest);
+        self.least_left = match (self.least_left, other.least_left) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.lost_on_time += other.lost_on_time;
+    }
 }
 
 /// Why a match cannot be played.
@@ -187,8 +270,11 @@ pub enum MatchError {
     #[error("invalid rules: {0}")]
     Rules(String),
     /// A contender is `engine`, but no engine command or time per move was given.
-    #[error("the contender engine needs --engine '<command>' and --movetime")]
+    #[error("the contender engine needs --engine '<command>' and --movetime or --clock")]
     NoEngine,
+    /// Both a time per move and a clock were given.
+    #[error("a match is played by --movetime or on a --clock, not both")]
+    MovetimeAndClock,
     /// The other engine would not start or answer.
     #[error("the engine: {0}")]
     Engine(#[from] crate::uci_client::EngineError),
@@ -238,6 +324,8 @@ pub struct Report {
     pub disagreements: (usize, usize),
     /// The other engine's name, if one played.
     pub engine: Option<String>,
+    /// On a clock: how each contender (in the order of the rows) spent it.
+    pub clock_use: Option<Vec<ClockUse>>,
 }
 
 impl Report {
@@ -310,6 +398,20 @@ impl Report {
             "{} games ended at the move limit; {:.0} plies per game on average",
             self.move_limit_games, self.mean_plies
         );
+        if let (Some(clock), Some(uses)) = (self.setup.clock, &self.clock_use) {
+            let _ = writeln!(out, "clock {clock}, each seat its own bank:");
+            for (row, u) in self.rows.iter().zip(uses) {
+                let _ = writeln!(
+                    out,
+                    "  {:<width$} {:.2} s a move on average, longest {:.2} s, least left in a bank {:.1} s, lost on time {}",
+                    row.contender.to_string(),
+                    u.spent.as_secs_f64() / u.moves.max(1) as f64,
+                    u.longest.as_secs_f64(),
+                    u.least_left.map_or(0.0, |d| d.as_secs_f64()),
+                    u.lost_on_time
+                );
+            }
+        }
         if let Some(name) = &self.engine {
             let (differ, compared) = self.disagreements;
             let _ = writeln!(
@@ -372,6 +474,8 @@ struct GameResult {
     forfeit: Option<String>,
     /// Legal-move counts compared with the other engine: (differed, compared).
     disagreements: (usize, usize),
+    /// On a clock: how each contender spent it.
+    clock_use: Vec<ClockUse>,
 }
 
 /// Plays the match.
@@ -391,8 +495,13 @@ pub fn play(setup: &Match) -> Result<Report, MatchError> {
             given: setup.contenders.len(),
         });
     }
+    if setup.movetime.is_some() && setup.clock.is_some() {
+        return Err(MatchError::MovetimeAndClock);
+    }
     let plays_engine = setup.contenders.contains(&Contender::Engine);
-    if plays_engine && (setup.engine.is_none() || setup.movetime.is_none()) {
+    if plays_engine
+        && (setup.engine.is_none() || (setup.movetime.is_none() && setup.clock.is_none()))
+    {
         return Err(MatchError::NoEngine);
     }
     // The engine starts (and says its name) before any game, so that a bad command fails fast.
@@ -454,6 +563,8 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
     // Every move so far in coordinate form, for the other engine's `position`.
     let mut history: Vec<String> = Vec::new();
     let mut forfeit = None;
+    let mut banks = [setup.clock.map_or(Duration::ZERO, |c| c.bank); 4];
+    let mut clock_use = vec![ClockUse::default(); setup.contenders.len()];
     while !game.is_over() {
         if game.walking_king_to_move() {
             let Some(mv) = game.walking_king_move() else {
@@ -468,18 +579,32 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         let who = contender_of(setup.contenders.len(), i, seat, teams);
         let moves = game.legal_moves();
         let ply = game.ply_count();
+        let thinks = ply >= setup.random_plies && setup.contenders[who] != Contender::Random;
+        let clock = setup.clock.filter(|_| thinks);
+        let bank = &mut banks[seat.index()];
+        // A time per move is spent exactly (no thinking on in a sharp position), a clock as
+        // the server's CPU players spend theirs.
+        let limits = match (clock, setup.movetime) {
+            (Some(c), _) => SearchLimits::for_clock(*bank, c.increment, Duration::ZERO),
+            (None, Some(time)) => SearchLimits::default().with_time(time),
+            (None, None) => SearchLimits::default(),
+        };
+        let began = Instant::now();
         let mv = if ply < setup.random_plies {
             moves[opening.random_range(0..moves.len())]
         } else if let Some(bot) = &bots[who] {
             let root = SearchRoot::from_game(&game).expect("a seat to move with moves");
             let seed = setup.seed ^ u64::from(ply) ^ (i as u64) << 32;
             let result = bot
-                .choose(&root, &SearchLimits::default(), seed)
+                .choose(&root, &limits, seed)
                 .expect("a seat to move with moves");
             nodes += result.nodes;
             result.mv
         } else if setup.contenders[who] == Contender::Engine {
-            match other.choose(setup, &game, &history) {
+            // On a clock, the other engine is given what our bot would aim at (4pchess reads
+            // no clock).
+            let movetime = limits.target.or(setup.movetime);
+            match other.choose(setup, &game, &history, movetime) {
                 Ok(mv) => mv,
                 Err(why) => {
                     forfeit = Some((who, format!("game {i}, ply {ply}: {why}")));
@@ -490,6 +615,21 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
             let mut rng = ChaCha8Rng::seed_from_u64(setup.seed ^ u64::from(ply) ^ i as u64);
             moves[rng.random_range(0..moves.len())]
         };
+        if let Some(c) = clock {
+            let took = began.elapsed();
+            let used = &mut clock_use[who];
+            used.moves += 1;
+            used.spent += took;
+            used.longest = used.longest.max(took);
+            if took >= *bank {
+                used.lost_on_time += 1;
+                forfeit = Some((who, format!("game {i}, ply {ply}: out of time")));
+                break;
+            }
+            *bank = *bank - took + c.increment;
+            let left = *bank - c.increment;
+            used.least_left = Some(used.least_left.map_or(left, |l| l.min(left)));
+        }
         history.push(write_coordinate(mv));
         game.play(seat, mv).expect("a legal move");
     }
@@ -543,6 +683,7 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         nodes,
         forfeit: forfeit.map(|(_, why)| why),
         disagreements: other.disagreements,
+        clock_use,
     }
 }
 
@@ -563,6 +704,7 @@ impl OtherEngine {
         setup: &Match,
         game: &Game,
         history: &[String],
+        movetime: Option<Duration>,
     ) -> Result<fourkings_engine::Move, String> {
         let engine = match &mut self.running {
             Some(engine) => engine,
@@ -583,7 +725,7 @@ impl OtherEngine {
                 self.disagreements.0 += 1;
             }
         }
-        let movetime = setup.movetime.unwrap_or(Duration::from_millis(300));
+        let movetime = movetime.unwrap_or(Duration::from_millis(300));
         let text = engine.go(movetime).map_err(|e| e.to_string())?;
         read_move(game, &text).ok_or_else(|| format!("{text:?} is not a legal move"))
     }
@@ -633,6 +775,15 @@ fn summarise(setup: &Match, results: &[GameResult], elapsed: Duration) -> Report
             (d + r.disagreements.0, c + r.disagreements.1)
         }),
         engine: None,
+        clock_use: setup.clock.map(|_| {
+            let mut uses = vec![ClockUse::default(); setup.contenders.len()];
+            for r in results {
+                for (u, game) in uses.iter_mut().zip(&r.clock_use) {
+                    u.add(game);
+                }
+            }
+            uses
+        }),
     }
 }
 
@@ -706,6 +857,7 @@ mod tests {
             threads: 2,
             seed: 3,
             movetime: None,
+            clock: None,
             engine: None,
         };
         let report = play(&setup).unwrap();
@@ -720,5 +872,54 @@ mod tests {
         );
         let table = report.table();
         assert!(table.contains("95% interval") && table.contains("games per second"));
+    }
+
+    #[test]
+    fn clocks_are_read_as_chess_com_writes_them() {
+        let clock: MatchClock = "1|7".parse().unwrap();
+        assert_eq!(
+            (clock.bank, clock.increment),
+            (Duration::from_secs(60), Duration::from_secs(7))
+        );
+        let clock: MatchClock = "0.5+0".parse().unwrap();
+        assert_eq!(clock.bank, Duration::from_secs(30));
+        assert_eq!(clock.to_string(), "0.5 | 0");
+        for bad in ["", "1", "0|5", "-1|2", "a|b", "1|NaN"] {
+            assert!(bad.parse::<MatchClock>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_match_on_a_clock_charges_each_thinking_move_and_nobody_loses_on_time() {
+        let setup = Match {
+            preset: Preset::Teams,
+            contenders: vec!["easy:600".parse().unwrap(), "medium:1500".parse().unwrap()],
+            games: 2,
+            max_plies: 40,
+            random_plies: 4,
+            threads: 2,
+            seed: 7,
+            movetime: None,
+            // Six seconds and a second a move: more than node budgets this small need.
+            clock: Some("0.1|1".parse().unwrap()),
+            engine: None,
+        };
+        let report = play(&setup).unwrap();
+        let uses = report.clock_use.clone().expect("a match on a clock");
+        for u in &uses {
+            assert!(u.moves > 0, "{}", report.table());
+            assert_eq!(u.lost_on_time, 0, "{}", report.table());
+            assert!(u.least_left.is_some_and(|l| l > Duration::ZERO));
+            assert!(u.longest <= u.spent);
+        }
+        // The random opening plies are not charged: 36 thinking plies a game at most.
+        let moves: usize = uses.iter().map(|u| u.moves).sum();
+        assert!(moves <= 2 * 36, "{moves}");
+        assert!(report.table().contains("clock 0.1 | 1"));
+        let both = Match {
+            movetime: Some(Duration::from_millis(10)),
+            ..setup
+        };
+        assert!(matches!(play(&both), Err(MatchError::MovetimeAndClock)));
     }
 }

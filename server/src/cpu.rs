@@ -22,6 +22,9 @@ pub struct CpuRequest {
     pub root: SearchRoot,
     /// The longest the room can wait: the strategy must answer within it.
     pub budget: Duration,
+    /// What the strategy should aim to spend when it can (a game clock's share for this move):
+    /// more only while its choice is unsettled, never past `budget`.
+    pub target: Option<Duration>,
     /// How strong it should play.
     pub level: CpuLevel,
     /// Seeds any randomness, so a game can be replayed.
@@ -81,10 +84,13 @@ impl Strategy for EngineBot {
     fn choose(&self, request: &CpuRequest) -> Move {
         let bot = Bot::new(engine_level(request.level));
         // Searches share the cores with the tasks that answer people: they yield now and then.
-        let limits = SearchLimits::default()
+        let mut limits = SearchLimits::default()
             .with_time(request.budget)
             .with_cancel(&request.cancel)
             .yielding();
+        if let Some(target) = request.target {
+            limits = limits.with_target(target);
+        }
         match bot.choose(&request.root, &limits, request.seed) {
             Ok(result) => result.mv,
             // The room never asks without a move to choose; any legal move is an answer.
@@ -128,7 +134,9 @@ impl CpuPool {
     pub(crate) async fn think(&self, mut request: CpuRequest) -> Option<Thought> {
         let asked = std::time::Instant::now();
         let permit = self.permits.clone().acquire_owned().await.ok()?;
-        request.budget = request.budget.saturating_sub(asked.elapsed());
+        let waited = asked.elapsed();
+        request.budget = request.budget.saturating_sub(waited);
+        request.target = request.target.map(|t| t.saturating_sub(waited));
         let strategy = self.strategy.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;

@@ -217,20 +217,29 @@ async fn a_cpu_still_thinking_for_a_player_who_came_back_is_cancelled() {
 /// A CPU that records the budgets it is given and plays random moves.
 struct Recorder {
     budgets: std::sync::Mutex<Vec<Duration>>,
+    targets: std::sync::Mutex<Vec<Option<Duration>>>,
+}
+
+impl Recorder {
+    fn new() -> Arc<Recorder> {
+        Arc::new(Recorder {
+            budgets: std::sync::Mutex::new(Vec::new()),
+            targets: std::sync::Mutex::new(Vec::new()),
+        })
+    }
 }
 
 impl Strategy for Recorder {
     fn choose(&self, request: &CpuRequest) -> Move {
         self.budgets.lock().unwrap().push(request.budget);
+        self.targets.lock().unwrap().push(request.target);
         RandomMover.choose(request)
     }
 }
 
 #[tokio::test]
 async fn a_cpu_seat_thinks_within_the_turn_limit_with_a_margin() {
-    let recorder = Arc::new(Recorder {
-        budgets: std::sync::Mutex::new(Vec::new()),
-    });
+    let recorder = Recorder::new();
     // Game seconds of 10 ms: a turn limit of 30 is 300 ms.
     let server = TestServer::with_strategy(|c| c.time_unit_ms = 10, recorder.clone()).await;
     let settings = SettingsPatch {
@@ -554,34 +563,27 @@ async fn a_cpu_waits_for_a_takeback_while_the_movers_team_has_a_lifeline() {
     }
 }
 
-/// Issue 36, item 5: with a game clock a CPU thinks within its own bank: what is left of the
-/// turn's delay (free), a thirtieth of the bank, and never the bank's last second.
+/// With a game clock a CPU thinks within its own bank: it aims at what is left of the turn's
+/// delay (free) and a thirtieth of the bank past its last second, may think up to three times
+/// that past the delay, and never spends the bank's last second; with less than a second, a
+/// tenth of what is left.
 #[tokio::test]
 async fn a_cpu_seat_thinks_within_its_bank() {
-    // (game second in ms, delay in game seconds, the most a budget may be, the least)
+    let ms = Duration::from_millis;
+    // (game second in ms, delay in game seconds, the budget's range, the target's range; each
+    // range allows for what the request waited for a thread)
     let cases = [
-        // A one-minute bank of 100 ms seconds (6 s): a thirtieth is 200 ms.
-        (
-            100,
-            0,
-            Duration::from_millis(200),
-            Duration::from_millis(150),
-        ),
+        // A one-minute bank of 100 ms seconds (6 s): a thirtieth of the 5 s past the last
+        // second is 167 ms, three times that 500 ms.
+        (100, 0, (ms(450), ms(500)), (ms(120), ms(167))),
         // The same with a 5-second delay (500 ms), spent before the bank: free.
-        (
-            100,
-            5,
-            Duration::from_millis(700),
-            Duration::from_millis(550),
-        ),
-        // A one-minute bank of 10 ms seconds (600 ms) is under the second a CPU keeps: it
-        // plays at once (the least budget, 10 ms, less what the request waited for a thread).
-        (10, 0, Duration::from_millis(10), Duration::from_millis(5)),
+        (100, 5, (ms(950), ms(1_000)), (ms(620), ms(667))),
+        // A one-minute bank of 10 ms seconds (600 ms) is under the second a CPU keeps: a tenth
+        // of it, 60 ms.
+        (10, 0, (ms(40), ms(60)), (ms(40), ms(60))),
     ];
-    for (unit, delay, most, least) in cases {
-        let recorder = Arc::new(Recorder {
-            budgets: std::sync::Mutex::new(Vec::new()),
-        });
+    for (unit, delay, budget_range, target_range) in cases {
+        let recorder = Recorder::new();
         let server = TestServer::with_strategy(|c| c.time_unit_ms = unit, recorder.clone()).await;
         let settings = SettingsPatch {
             game_clock: Some(Some(fourkings_protocol::GameClock {
@@ -595,11 +597,14 @@ async fn a_cpu_seat_thinks_within_its_bank() {
         let result = play_to_the_end(&server, &settings).await;
         assert_eq!(result.reason, "move_limit", "nobody lost on time");
         let budgets = recorder.budgets.lock().unwrap().clone();
+        let targets = recorder.targets.lock().unwrap().clone();
         assert_eq!(budgets.len(), 8, "one request a ply");
-        for budget in budgets {
+        for (budget, target) in budgets.into_iter().zip(targets) {
+            let target = target.expect("a clock gives a target");
             assert!(
-                budget <= most && budget >= least,
-                "{unit} ms seconds, delay {delay}: {budget:?} not in {least:?}..={most:?}"
+                (budget_range.0..=budget_range.1).contains(&budget)
+                    && (target_range.0..=target_range.1).contains(&target),
+                "{unit} ms seconds, delay {delay}: budget {budget:?}, target {target:?}"
             );
         }
     }

@@ -200,6 +200,7 @@ fn the_arena_plays_an_engine_over_uci_and_an_illegal_move_forfeits() {
         threads: 1,
         seed: 5,
         movetime: Some(std::time::Duration::from_millis(20)),
+        clock: None,
         engine: Some(engine),
     };
     let report = play(&setup(format!("'{binary}' uci --level easy"))).unwrap();

@@ -17,6 +17,11 @@ use super::search::{INFINITY, Searcher};
 /// Half the width of an aspiration window, in centipawns.
 const ASPIRATION: i32 = 40;
 
+/// How far an iteration's score may fall below the one before with its choice still settled.
+const SETTLED_DROP: i32 = 30;
+/// Below this depth an iteration with no earlier one to compare with counts as settled.
+const SETTLED_FROM: i32 = 4;
+
 /// The deepest iteration allowed by `limits`.
 fn max_depth(limits: &SearchLimits<'_>) -> i32 {
     i32::from(limits.depth.unwrap_or(64).clamp(1, 100))
@@ -50,12 +55,17 @@ pub(crate) fn choose_best(s: &mut Searcher<'_>, limits: &SearchLimits<'_>) -> Se
                 break;
             }
         }
+        let settled = match (best, s.root_best) {
+            (Some((was, old)), Some((now, new))) => was == now && new >= old - SETTLED_DROP,
+            _ => depth < SETTLED_FROM,
+        };
         if let Some(found) = s.root_best {
             best = Some(found);
         }
         if s.budget.stopped {
             break;
         }
+        s.budget.settle(settled);
         depth_done = depth;
         let last_nodes = s.budget.nodes - before;
         let decided = best.is_some_and(|(_, v)| v.abs() > MATE_BOUND);

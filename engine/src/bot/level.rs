@@ -93,7 +93,9 @@ pub struct LevelSettings {
     /// machines; a level without one (hard) thinks for its time, or for less when the caller's
     /// limits (the turn limit, the clock) leave less.
     pub nodes: Option<u64>,
-    /// The longest a move may take.
+    /// What a move may take: the search stops there once its choice looks settled, and thinks
+    /// on while its best move keeps changing or its score falls, up to three times as long (a
+    /// caller's shorter time always wins).
     pub time: Duration,
     /// The deepest iteration (plies).
     pub max_depth: u8,

@@ -42,7 +42,8 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use level::{Level, LevelSettings, ParseLevelError, SearchOptions};
-pub use limits::SearchLimits;
+use limits::SHARP_FACTOR;
+pub use limits::{BANK_RESERVE, SearchLimits};
 
 use crate::army::{Army, ByArmy};
 use crate::board::ArmyStatus;
@@ -208,7 +209,9 @@ impl Bot {
         &self.settings
     }
 
-    /// The level's limits, tightened by `limits`.
+    /// The level's limits, tightened by `limits`: the level aims at its time and may think
+    /// up to [`SHARP_FACTOR`] times longer while its choice is unsettled, within the caller's
+    /// time.
     fn limits<'a>(&self, limits: &SearchLimits<'a>) -> SearchLimits<'a> {
         SearchLimits {
             depth: Some(
@@ -220,7 +223,8 @@ impl Bot {
                 Some(nodes) => limits.with_nodes(nodes),
                 None => *limits,
             }
-            .with_time(self.settings.time)
+            .with_target(self.settings.time)
+            .with_time(self.settings.time * SHARP_FACTOR)
         }
     }
 

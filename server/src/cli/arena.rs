@@ -1,6 +1,6 @@
 //! `fourkings arena`: bot-against-bot games in parallel, and a score table.
 
-use crate::arena::{self, Contender, Match};
+use crate::arena::{self, Contender, Match, MatchClock};
 use anyhow::bail;
 use clap::Args;
 use fourkings_engine::Preset;
@@ -53,8 +53,14 @@ pub(crate) struct ArenaArgs {
     engine: Option<String>,
     /// Milliseconds per move for every contender, instead of the levels' node budgets: what a
     /// match against another engine is played with.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "clock")]
     movetime: Option<u64>,
+    /// A game clock for every seat, `MINUTES|SECONDS` as chess.com writes it (`1|7`: a minute
+    /// and 7 seconds' increment): each contender manages its own bank (the bot as the server's
+    /// CPU players do), and one whose bank runs out loses the game. The table says how each
+    /// spent its time.
+    #[arg(long)]
+    clock: Option<MatchClock>,
 }
 
 pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
@@ -75,6 +81,7 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
         threads: args.threads,
         seed: args.seed,
         movetime: args.movetime.map(std::time::Duration::from_millis),
+        clock: args.clock,
         engine: args.engine.clone(),
     };
     let report = arena::play(&setup)?;

@@ -36,12 +36,6 @@ pub(crate) struct UciArgs {
 /// How long a search may run when `go` names no time (`infinite`, `depth`, `nodes`): until `stop`.
 const NO_TIME_LIMIT: Duration = Duration::from_secs(24 * 3600);
 
-/// The part of a clock (`rtime`, …) a search spends: a thirtieth of the bank and most of the
-/// increment, never the last 50 ms.
-fn clock_budget(bank: Duration, increment: Duration) -> Duration {
-    (bank / 30 + increment * 3 / 4).min(bank.saturating_sub(Duration::from_millis(50)))
-}
-
 /// Runs the protocol on standard input and output until `quit` or the end of the input.
 pub(crate) fn run(args: &UciArgs) -> anyhow::Result<()> {
     let mut engine = Engine::new(args.rules, args.level);
@@ -189,27 +183,27 @@ impl Engine {
             }
         };
         let settings = self.level.settings();
-        let time = go
-            .movetime
-            .or(go.clock.map(|(bank, inc)| clock_budget(bank, inc)));
+        // A movetime is spent exactly; a clock as the server's CPU players spend theirs.
+        let timed = match (go.movetime, go.clock) {
+            (Some(time), _) => Some(SearchLimits::default().with_time(time).with_target(time)),
+            (None, Some((bank, inc))) => Some(SearchLimits::for_clock(bank, inc, Duration::ZERO)),
+            (None, None) => None,
+        };
         // What `go` names replaces the level's own budget; with nothing named, the level's.
-        let named = go.movetime.is_some() || go.nodes.is_some() || go.depth.is_some();
+        let named = timed.is_some() || go.nodes.is_some() || go.depth.is_some();
         let bot = Bot::with_settings(fourkings_engine::bot::LevelSettings {
-            nodes: if named || time.is_some() {
-                go.nodes
-            } else {
-                settings.nodes
-            },
-            time: time.unwrap_or(if named { NO_TIME_LIMIT } else { settings.time }),
+            nodes: if named { go.nodes } else { settings.nodes },
+            time: if named { NO_TIME_LIMIT } else { settings.time },
             max_depth: go.depth.unwrap_or(settings.max_depth),
             ..settings
         });
+        let timed = timed.unwrap_or_default();
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = cancel.clone();
         let seed = self.searches;
         self.searches += 1;
         let thread = std::thread::spawn(move || {
-            let limits = SearchLimits::default().with_cancel(&flag);
+            let limits = timed.with_cancel(&flag);
             match bot.choose(&root, &limits, seed) {
                 Ok(result) => {
                     let pv: Vec<String> = result.pv.iter().map(|&m| write_coordinate(m)).collect();
@@ -376,9 +370,5 @@ mod tests {
             Some((Duration::from_secs(60), Duration::from_secs(7)))
         );
         assert!(parse_go(&["movetime"], &game).is_err());
-        assert_eq!(
-            clock_budget(Duration::from_secs(60), Duration::from_secs(7)),
-            Duration::from_millis(2000 + 5250)
-        );
     }
 }

@@ -202,6 +202,11 @@ impl Clocks {
         Some(since + delay_left + banks.left_of(seat))
     }
 
+    /// What a move earns its mover's bank, if banks run.
+    pub(super) fn increment(&self) -> Option<Duration> {
+        self.banks.as_ref().map(|banks| banks.rules.increment)
+    }
+
     /// The bank of the seat to move is empty.
     pub(super) fn bank_empty(&self, now: Instant) -> bool {
         self.bank_deadline().is_some_and(|d| d <= now)

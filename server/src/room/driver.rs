@@ -276,6 +276,11 @@ impl GameDriver {
         self.clocks.bank_left(now)
     }
 
+    /// What a move earns its mover's bank, if banks run.
+    pub(crate) fn bank_increment(&self) -> Option<Duration> {
+        self.clocks.increment()
+    }
+
     /// Whether the bank of the seat to move is empty at `now`.
     pub(crate) fn bank_empty(&self, now: Instant) -> bool {
         self.clocks.bank_empty(now)

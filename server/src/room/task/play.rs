@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use fourkings_engine::bot::SearchRoot;
+use fourkings_engine::bot::{SearchLimits, SearchRoot};
 use fourkings_engine::{Format, Game, Move, Seat};
 use fourkings_protocol::{CpuLevel, Event, GameChange, PremovesDropped, SeatIndex};
 use tokio::time::Instant;
@@ -27,8 +27,6 @@ use crate::room::views::MovedBy;
 /// The least of a turn's remaining time the CPU leaves unused, for its move to be played and
 /// travel.
 const CPU_MARGIN: Duration = Duration::from_millis(250);
-/// What the CPU never spends of its bank: a CPU with more than this left does not lose on time.
-const BANK_RESERVE: Duration = Duration::from_secs(1);
 /// The least time the CPU is given, even when the turn is nearly over: enough for a shallow look.
 const MIN_CPU_BUDGET: Duration = Duration::from_millis(10);
 
@@ -386,11 +384,15 @@ impl Room {
         }
     }
 
-    /// How long the CPU may think now: the server's limit, and within the turn limit (or the
-    /// team clock) with a margin for the move to travel and be played.
-    fn cpu_budget(&self) -> Duration {
+    /// How long the CPU may think now, and what it should aim for: the server's limit, within
+    /// the turn limit with a margin for the move to travel and be played, and with a game or
+    /// team clock, its bank spent as the engine spends a clock (`SearchLimits::for_clock`: what
+    /// is left of the turn's delay, a share of the bank and the increment, more in a sharp
+    /// position, never the bank's last second).
+    fn cpu_budget(&self) -> (Duration, Option<Duration>) {
         let now = self.time.now();
         let mut budget = self.context.config.cpu_think_limit();
+        let mut target = None;
         if let Some(deadline) = self.driver.turn_deadline() {
             let left = deadline.saturating_duration_since(now);
             budget = budget.min(left.saturating_sub(CPU_MARGIN.max(left / 5)));
@@ -398,15 +400,13 @@ impl Room {
         if let (Some(deadline), Some(bank)) =
             (self.driver.bank_deadline(), self.driver.bank_left(now))
         {
-            // A bank is spent over many moves: what is left of the turn's delay (free), a small
-            // part of the bank, and never its last second.
-            let left = deadline.saturating_duration_since(now);
-            let delay_left = left.saturating_sub(bank);
-            budget = budget
-                .min(delay_left + bank / 30)
-                .min(left.saturating_sub(BANK_RESERVE));
+            let delay_left = deadline.saturating_duration_since(now).saturating_sub(bank);
+            let increment = self.driver.bank_increment().unwrap_or_default();
+            let clock = SearchLimits::for_clock(bank, increment, delay_left);
+            budget = budget.min(clock.time.unwrap_or(budget));
+            target = clock.target;
         }
-        budget.max(MIN_CPU_BUDGET)
+        (budget.max(MIN_CPU_BUDGET), target)
     }
 
     fn ask_cpu(&mut self) {
@@ -422,13 +422,14 @@ impl Room {
         let Ok(root) = SearchRoot::from_game(game) else {
             return;
         };
-        let budget = self.cpu_budget();
+        let (budget, target) = self.cpu_budget();
         let level = self.cpu_level(self.driver.to_move());
         // Replacing a job cancels it.
         let (job, cancel) = self.driver.start_cpu(ply, hash);
         let request = CpuRequest {
             root,
             budget,
+            target,
             level,
             seed,
             cancel,
