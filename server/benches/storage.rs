@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use fourkings_server::StorageSync;
 use fourkings_server::storage::memory::MemoryStorage;
-use fourkings_server::storage::sqlite::{SqliteStorage, Sync};
+use fourkings_server::storage::sqlite::SqliteStorage;
 use fourkings_server::storage::{Storage, Write};
 
 /// Rooms whose moves arrive together, as under load.
@@ -74,7 +75,10 @@ fn group_commit(c: &mut Criterion) {
             BatchSize::LargeInput,
         );
     });
-    for (name, sync) in [("sqlite_normal", Sync::Normal), ("sqlite_full", Sync::Full)] {
+    for (name, sync) in [
+        ("sqlite_normal", StorageSync::Normal),
+        ("sqlite_full", StorageSync::Full),
+    ] {
         let path = temp_file(name);
         let mut sqlite = SqliteStorage::open(&path, sync).expect("a fresh database");
         fill(&mut sqlite);

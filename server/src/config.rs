@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, FromArgMatches, ValueEnum};
 
 /// What the last steps of a shutdown (storage's last commit, the HTTP requests in flight) get
 /// of its time, and at least, even when the rooms took all of it.
@@ -180,9 +180,10 @@ pub enum CpuStrategy {
 /// How storage commits reach the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StorageSync {
-    /// Every commit reaches the disk: survives a power cut.
+    /// Every commit is on the disk before it returns: survives a power cut.
     Full,
-    /// Survives the server dying, not the machine (faster).
+    /// Commits survive the server dying, not the machine (faster; SQLite's WAL
+    /// `synchronous=NORMAL`).
     Normal,
 }
 
@@ -196,46 +197,21 @@ pub enum LogFormat {
 }
 
 impl Config {
-    /// The defaults, listening on `addr`, with storage in memory (for tests and embedding).
+    /// The defaults of `fourkings serve` (whatever the environment says), listening on
+    /// `addr`, with storage in memory: for tests and embedding.
     pub fn with_addr(addr: SocketAddr) -> Config {
-        Config {
-            addr,
-            allowed_origins: Vec::new(),
-            max_rooms: 10_000,
-            max_message_bytes: 4096,
-            rate_per_second: 20,
-            rate_burst: 40,
-            room_creations_per_minute: 10,
-            room_creation_burst: 20,
-            max_connections_per_address: 100,
-            trusted_proxies: Vec::new(),
-            max_name_chars: 32,
-            event_history: 256,
-            outbound_queue: 256,
-            shutdown_seconds: 10.0,
-            drain_seconds: 0.0,
-            grace_seconds: 60.0,
-            heartbeat_seconds: 2.0,
-            write_timeout_seconds: 10.0,
-            idle_room_seconds: 1800.0,
-            unjoined_room_seconds: 300.0,
-            time_unit_ms: 1000,
-            cpu_threads: None,
-            cpu_think_seconds: 5.0,
-            cpu_takeback_wait_seconds: 1.5,
-            cpu_strategy: CpuStrategy::Bot,
-            max_chat_chars: 500,
-            chat_per_minute: 20,
-            chat_history: 100,
-            database: "fourkings.db".into(),
-            storage_timeout_seconds: 2.0,
-            max_held_writes: 10_000,
-            in_memory: true,
-            storage_sync: StorageSync::Full,
-            finished_room_seconds: 1800.0,
-            log_format: LogFormat::Text,
-            log: "info".to_owned(),
-        }
+        // The flags are the one place a default is written: parse an empty command line with
+        // the environment variables switched off, so that the machine a test runs on does not
+        // change its settings.
+        let command =
+            Config::augment_args(clap::Command::new("fourkings")).mut_args(|arg| arg.env(None));
+        let matches = command
+            .try_get_matches_from(["fourkings"])
+            .expect("every setting has a default");
+        let mut config = Config::from_arg_matches(&matches).expect("the flags are Config's");
+        config.addr = addr;
+        config.in_memory = true;
+        config
     }
 
     /// The longest a CPU player may think about one move.
@@ -313,5 +289,29 @@ impl Config {
     /// `seconds` of game time.
     pub fn game_time(&self, seconds: u64) -> Duration {
         Duration::from_millis(seconds.saturating_mul(self.time_unit_ms))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `with_addr` takes every default from the flags: the same as `fourkings serve` given
+    /// nothing, but for the address and storage.
+    #[test]
+    fn the_embedded_defaults_are_the_flags_defaults() {
+        let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let command =
+            Config::augment_args(clap::Command::new("fourkings")).mut_args(|arg| arg.env(None));
+        let matches = command.try_get_matches_from(["fourkings"]).unwrap();
+        let mut expected = Config::from_arg_matches(&matches).unwrap();
+        assert!(!expected.in_memory, "the server keeps its rooms by default");
+        assert_eq!(expected.addr, "127.0.0.1:8080".parse().unwrap());
+        expected.addr = addr;
+        expected.in_memory = true;
+        assert_eq!(
+            format!("{:?}", Config::with_addr(addr)),
+            format!("{expected:?}")
+        );
     }
 }

@@ -66,7 +66,7 @@ use crate::metrics::Metrics;
 use crate::room::RoomContext;
 use crate::storage::health::StorageHealth;
 use crate::storage::memory::MemoryStorage;
-use crate::storage::sqlite::{SqliteStorage, Sync};
+use crate::storage::sqlite::SqliteStorage;
 use crate::storage::writer::StorageHandle;
 use crate::storage::{Storage, StorageError};
 
@@ -135,10 +135,7 @@ impl Server {
         let store: Box<dyn Storage> = if config.in_memory {
             Box::new(MemoryStorage::new())
         } else {
-            let sync = match config.storage_sync {
-                StorageSync::Normal => Sync::Normal,
-                StorageSync::Full => Sync::Full,
-            };
+            let sync = config.storage_sync;
             let path = config.database.clone();
             Box::new(
                 tokio::task::spawn_blocking(move || SqliteStorage::open(&path, sync))

@@ -80,7 +80,8 @@ impl Store {
     /// A store of this kind, for [`TestServer::with_storage`], and the directory that holds its
     /// file (keep it as long as the store; `None` in memory).
     pub fn open(self) -> (Box<dyn fourkings_server::storage::Storage>, Option<TempDir>) {
-        use fourkings_server::storage::sqlite::{SqliteStorage, Sync};
+        use fourkings_server::StorageSync;
+        use fourkings_server::storage::sqlite::SqliteStorage;
         match self {
             Store::Memory => (
                 Box::new(fourkings_server::storage::memory::MemoryStorage::new()),
@@ -88,7 +89,7 @@ impl Store {
             ),
             Store::SqliteFile => {
                 let dir = TempDir::new("store");
-                let storage = SqliteStorage::open(&dir.0.join("rooms.db"), Sync::Full)
+                let storage = SqliteStorage::open(&dir.0.join("rooms.db"), StorageSync::Full)
                     .expect("a fresh database opens");
                 (Box::new(storage), Some(dir))
             }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use super::{ArchivedGame, Cause, FileProblem, Loaded, RoomLog, Storage, StorageError, Write};
+use crate::config::StorageSync;
 
 /// What is wrong with a file, and what reported it.
 type Unusable = (FileProblem, Option<Cause>);
@@ -68,15 +69,6 @@ const MIGRATIONS: &[&str] = &[
 /// How long closed rooms' records may wait before they are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(60);
 
-/// How carefully commits reach the disk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sync {
-    /// Every commit is on the disk before it returns (survives a power cut).
-    Full,
-    /// Commits survive the process being killed, not a power cut (WAL `synchronous=NORMAL`).
-    Normal,
-}
-
 /// One SQLite file.
 pub struct SqliteStorage {
     connection: Connection,
@@ -99,7 +91,7 @@ impl std::fmt::Debug for SqliteStorage {
 impl SqliteStorage {
     /// Opens `path`, creating it if it does not exist, checking that it is a sound Four Kings
     /// database this build understands, and bringing its schema up to date.
-    pub fn open(path: &Path, sync: Sync) -> Result<SqliteStorage, StorageError> {
+    pub fn open(path: &Path, sync: StorageSync) -> Result<SqliteStorage, StorageError> {
         let name = path.display().to_string();
         let file_error = |(problem, cause): Unusable| StorageError::File {
             path: name.clone(),
@@ -198,7 +190,7 @@ impl SqliteStorage {
             .map_err(|e| because(FileProblem::NotSqlite, e))
     }
 
-    fn configure(&self, sync: Sync) -> Result<(), Unusable> {
+    fn configure(&self, sync: StorageSync) -> Result<(), Unusable> {
         let mode: String = self
             .connection
             .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
@@ -207,8 +199,8 @@ impl SqliteStorage {
             return Err((FileProblem::NoWal(mode), None));
         }
         let synchronous = match sync {
-            Sync::Full => "FULL",
-            Sync::Normal => "NORMAL",
+            StorageSync::Full => "FULL",
+            StorageSync::Normal => "NORMAL",
         };
         self.connection
             .execute_batch(&format!(
@@ -570,7 +562,7 @@ mod tests {
     #[test]
     fn writes_survive_reopening() {
         let path = temp("reopen");
-        let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
+        let mut db = SqliteStorage::open(&path, StorageSync::Normal).unwrap();
         db.write(&[
             create("r1"),
             create("r2"),
@@ -585,7 +577,7 @@ mod tests {
         ])
         .unwrap();
         drop(db);
-        let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
+        let mut db = SqliteStorage::open(&path, StorageSync::Normal).unwrap();
         let loaded = db.load().unwrap();
         assert_eq!(loaded.alive_at, Some(9));
         assert_eq!(loaded.rooms.len(), 2);
@@ -610,7 +602,7 @@ mod tests {
     #[test]
     fn closed_rooms_records_are_purged_in_bulk_and_only_theirs() {
         let path = temp("purge");
-        let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
+        let mut db = SqliteStorage::open(&path, StorageSync::Normal).unwrap();
         db.write(&[
             create("r1"),
             create("r2"),
@@ -650,7 +642,7 @@ mod tests {
             )
             .unwrap();
         }
-        let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
+        let mut db = SqliteStorage::open(&path, StorageSync::Normal).unwrap();
         let version: i64 = db
             .connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))
@@ -669,7 +661,7 @@ mod tests {
     #[test]
     fn a_failed_batch_writes_nothing() {
         let path = temp("atomic");
-        let mut db = SqliteStorage::open(&path, Sync::Normal).unwrap();
+        let mut db = SqliteStorage::open(&path, StorageSync::Normal).unwrap();
         db.write(&[create("r1")]).unwrap();
         // The second room id repeats the first: the whole batch fails.
         let result = db.write(&[record("r1", 2, "x", None), create("r1")]);
