@@ -31,10 +31,10 @@ pub struct Config {
     /// The largest WebSocket message a client may send, in bytes; larger ones close the connection.
     #[arg(long, env = "FOURKINGS_MAX_MESSAGE_BYTES", default_value_t = 4096)]
     pub max_message_bytes: usize,
-    /// Messages per second a connection may send on average.
+    /// Messages per second a connection may send on average; 0 for no limit.
     #[arg(long, env = "FOURKINGS_RATE_PER_SECOND", default_value_t = 20)]
     pub rate_per_second: u32,
-    /// Messages a connection may send in a burst above the average rate.
+    /// Messages a connection may send at once above the average rate (at least 1).
     #[arg(long, env = "FOURKINGS_RATE_BURST", default_value_t = 40)]
     pub rate_burst: u32,
     /// Rooms one client address may create a minute on average (IPv6: one /64 network); 0 for

@@ -3,15 +3,12 @@
 //! itself, with a writer task for what the socket cannot take at once, the heartbeat and the
 //! close.
 //!
-//! The socket is axum's `WebSocket`, from its `WebSocketUpgrade` (`crate::app`). A handshake of
-//! our own, handing the connection its bare TCP stream instead of hyper's boxed `Upgraded` and
-//! sparing axum's message conversions, was measured against it in one run of `tests/perf/run`
-//! (2026-12-02, fan-out of 500 rooms × 8 moves a second, five alternating rounds, with the plain
-//! writer in both builds): 1.01× axum's deliveries per server CPU-second (rounds 0.96, 1.01,
-//! 1.03, 1.01, 0.99), under the 10% a trick must pay to stay. It was removed.
+//! The socket is axum's `WebSocket`, from its `WebSocketUpgrade` (`crate::app`): a handshake of
+//! our own paid too little to keep (tests/perf/README.md, "Tried and not kept").
 
 mod wire;
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -20,6 +17,7 @@ use fourkings_protocol::{
     ClientMessage, ClientRequest, ErrorCode, NotASeat, SeatIndex, ServerMessage, close,
 };
 use futures_util::StreamExt;
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde::Deserialize;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Error as WsError;
@@ -35,35 +33,21 @@ pub(crate) type ConnId = u64;
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
-/// A token bucket: `rate` messages a second on average, `burst` at once.
-struct RateLimit {
-    tokens: f64,
-    rate: f64,
-    burst: f64,
-    last: Instant,
-}
+/// A connection's allowance of messages: `rate` a second on average, `burst` at once (at least
+/// one); a rate of 0 sets no limit.
+struct MessageRate(Option<DefaultDirectRateLimiter>);
 
-impl RateLimit {
-    fn new(rate: u32, burst: u32) -> RateLimit {
-        RateLimit {
-            tokens: f64::from(burst),
-            rate: f64::from(rate),
-            burst: f64::from(burst),
-            last: Instant::now(),
-        }
+impl MessageRate {
+    fn new(rate: u32, burst: u32) -> MessageRate {
+        MessageRate(NonZeroU32::new(rate).map(|rate| {
+            let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
+            RateLimiter::direct(Quota::per_second(rate).allow_burst(burst))
+        }))
     }
 
-    /// Whether a message that came `now` is within the rate.
-    fn allow(&mut self, now: Instant) -> bool {
-        self.tokens =
-            (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.burst);
-        self.last = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
+    /// Whether one more message is within the rate (and counts it).
+    fn allow(&self) -> bool {
+        self.0.as_ref().is_none_or(|limit| limit.check().is_ok())
     }
 }
 
@@ -175,18 +159,18 @@ async fn read_loop(
     config: &Config,
     heard: &Heard,
 ) -> ReadEnd {
-    let mut limit = RateLimit::new(config.rate_per_second, config.rate_burst);
+    let limit = MessageRate::new(config.rate_per_second, config.rate_burst);
     let fail = |req, code: ErrorCode, message: String| {
         outbox.send(encode(&ServerMessage::Error { req, code, message }));
     };
     while let Some(frame) = stream.next().await {
-        // One reading of the clock serves the heartbeat, the rate limit and the round trip.
+        // One reading of the clock serves the heartbeat and the round trip.
         let now = Instant::now();
         heard.heard(now);
         let text = match frame {
             Ok(Message::Text(text)) => text,
             Ok(Message::Binary(_)) => {
-                if !limit.allow(now) {
+                if !limit.allow() {
                     return ReadEnd::Flooded;
                 }
                 fail(
@@ -199,7 +183,7 @@ async fn read_loop(
             Ok(Message::Close(_)) => return ReadEnd::Over,
             // Control frames count toward the rate too: a flood of pings is still a flood.
             Ok(Message::Ping(_) | Message::Pong(_)) => {
-                if !limit.allow(now) {
+                if !limit.allow() {
                     return ReadEnd::Flooded;
                 }
                 continue;
@@ -230,7 +214,7 @@ async fn read_loop(
                 return ReadEnd::Over;
             }
         };
-        if !limit.allow(now) {
+        if !limit.allow() {
             return ReadEnd::Flooded;
         }
         if text.len() > config.max_message_bytes {
@@ -544,5 +528,17 @@ mod tests {
             assert_eq!(parse_move(&text), Some(message.clone()), "{text}");
             assert_eq!(parse(&text).ok(), Some(message), "{text}");
         }
+    }
+
+    #[test]
+    fn the_burst_passes_then_the_rate_holds_and_zero_sets_no_limit() {
+        // One a second: nothing refills within this test.
+        let limit = MessageRate::new(1, 5);
+        assert_eq!((0..8).filter(|_| limit.allow()).count(), 5);
+        // A burst of 0 still lets one message through.
+        let limit = MessageRate::new(1, 0);
+        assert_eq!((0..3).filter(|_| limit.allow()).count(), 1);
+        let unlimited = MessageRate::new(0, 0);
+        assert!((0..10_000).all(|_| unlimited.allow()));
     }
 }
