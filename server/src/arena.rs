@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchOptions, SearchRoot};
-use fourkings_engine::notation::write_coordinate;
-use fourkings_engine::{Army, Game, Outcome, Preset, RuleSet, Seat, Team};
+use fourkings_engine::notation::{write_coordinate, write_pgn, write_pgn4};
+use fourkings_engine::{Army, Format, Game, Outcome, Preset, RuleSet, Seat, Team};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
@@ -326,6 +326,9 @@ pub struct Report {
     pub engine: Option<String>,
     /// On a clock: how each contender (in the order of the rows) spent it.
     pub clock_use: Option<Vec<ClockUse>>,
+    /// Every game in the order played, as the record other tools read (PGN for Duo, PGN4
+    /// otherwise), its seats named by contender.
+    pub records: Vec<String>,
 }
 
 impl Report {
@@ -465,6 +468,10 @@ fn elo(score: f64) -> String {
 
 /// One game's result: each contender's score (0, ½, 1 or a share) and points.
 struct GameResult {
+    /// The game's number in the match, from 0.
+    index: usize,
+    /// The game's record.
+    record: String,
     scores: Vec<f64>,
     points: Vec<i32>,
     plies: u32,
@@ -529,8 +536,8 @@ pub fn play(setup: &Match) -> Result<Report, MatchError> {
             });
         }
     });
-    let results = results.into_inner().expect("the threads are done");
-    let mut report = summarise(setup, &results, started.elapsed());
+    let mut results = results.into_inner().expect("the threads are done");
+    let mut report = summarise(setup, &mut results, started.elapsed());
     report.engine = engine_name;
     Ok(report)
 }
@@ -675,15 +682,45 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
             }
         }
     }
+    let forfeit = forfeit.map(|(_, why)| why);
     GameResult {
+        index: i,
+        record: game_record(setup, &game, i, forfeit.as_deref()),
         scores,
         points,
         plies: game.ply_count(),
         move_limit,
         nodes,
-        forfeit: forfeit.map(|(_, why)| why),
+        forfeit,
         disagreements: other.disagreements,
         clock_use,
+    }
+}
+
+/// Game `i` as the record other tools read, each seat named by its contender, and the forfeit
+/// that ended it early, if one did (its result then stays open).
+fn game_record(setup: &Match, game: &Game, i: usize, forfeit: Option<&str>) -> String {
+    let format = game.rules().format;
+    let teams = game.rules().has_teams();
+    let n = setup.contenders.len();
+    let name = |seat: Seat| setup.contenders[contender_of(n, i, seat, teams)].to_string();
+    let mut tags = vec![
+        ("Event".to_owned(), "fourkings arena".to_owned()),
+        ("Round".to_owned(), (i + 1).to_string()),
+        ("Seed".to_owned(), setup.seed.to_string()),
+    ];
+    if let Some(why) = forfeit {
+        tags.push(("Forfeit".to_owned(), why.to_owned()));
+    }
+    if format == Format::Duo {
+        tags.push(("White".to_owned(), name(Seat::ALL[0])));
+        tags.push(("Black".to_owned(), name(Seat::ALL[1])));
+        write_pgn(game, &tags)
+    } else {
+        for seat in Seat::ALL {
+            tags.push((seat.name(format).to_owned(), name(seat)));
+        }
+        write_pgn4(game, &tags)
     }
 }
 
@@ -731,7 +768,9 @@ impl OtherEngine {
     }
 }
 
-fn summarise(setup: &Match, results: &[GameResult], elapsed: Duration) -> Report {
+fn summarise(setup: &Match, results: &mut [GameResult], elapsed: Duration) -> Report {
+    results.sort_by_key(|r| r.index);
+    let results: &[GameResult] = results;
     let games = results.len().max(1) as f64;
     let ffa = setup.contenders.len() == 4;
     let rows = setup
@@ -784,6 +823,7 @@ fn summarise(setup: &Match, results: &[GameResult], elapsed: Duration) -> Report
             }
             uses
         }),
+        records: results.iter().map(|r| r.record.clone()).collect(),
     }
 }
 
@@ -872,6 +912,24 @@ mod tests {
         );
         let table = report.table();
         assert!(table.contains("95% interval") && table.contains("games per second"));
+        // Every game is recorded, in order, with its contenders' seats, and reads back to the
+        // same end.
+        assert_eq!(report.records.len(), 4);
+        for (i, text) in report.records.iter().enumerate() {
+            let read = fourkings_engine::notation::read_pgn4(text).unwrap();
+            let tag = |name: &str| {
+                read.tags
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.clone())
+            };
+            assert_eq!(tag("Round"), Some((i + 1).to_string()));
+            let easy_first = i % 2 == 0;
+            let red = if easy_first { "easy:600" } else { "random" };
+            assert_eq!(tag("Red").as_deref(), Some(red), "{text}");
+            assert!(read.game.is_over(), "{text}");
+            assert!(read.game.ply_count() >= 4);
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `fourkings arena`: bot-against-bot games in parallel, and a score table.
 
 use crate::arena::{self, Contender, Match, MatchClock};
-use anyhow::bail;
+use anyhow::{Context, bail};
 use clap::Args;
 use fourkings_engine::Preset;
 
@@ -61,6 +61,10 @@ pub(crate) struct ArenaArgs {
     /// spent its time.
     #[arg(long)]
     clock: Option<MatchClock>,
+    /// Write every game to this file, in the order played, as the record other tools read
+    /// (PGN4; PGN for Duo), each seat named by its contender.
+    #[arg(long)]
+    record: Option<std::path::PathBuf>,
 }
 
 pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
@@ -86,5 +90,9 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
     };
     let report = arena::play(&setup)?;
     print!("{}", report.table());
+    if let Some(path) = &args.record {
+        std::fs::write(path, report.records.join("\n"))
+            .with_context(|| format!("--record {}", path.display()))?;
+    }
     Ok(())
 }
