@@ -88,8 +88,8 @@ impl Store {
                 None,
             ),
             Store::SqliteFile => {
-                let dir = TempDir::new("store");
-                let storage = SqliteStorage::open(&dir.0.join("rooms.db"), StorageSync::Full)
+                let dir = temp_dir("store");
+                let storage = SqliteStorage::open(&dir.path().join("rooms.db"), StorageSync::Full)
                     .expect("a fresh database opens");
                 (Box::new(storage), Some(dir))
             }
@@ -209,9 +209,9 @@ impl TestServer {
         let data = match store {
             Store::Memory => None,
             Store::SqliteFile => {
-                let dir = TempDir::new("store");
+                let dir = temp_dir("store");
                 config.in_memory = false;
-                config.database = dir.0.join("rooms.db");
+                config.database = dir.path().join("rooms.db");
                 Some(dir)
             }
         };
@@ -221,7 +221,7 @@ impl TestServer {
             .expect("the server starts");
         if let Some(dir) = &data {
             assert!(
-                dir.0.join("rooms.db").is_file(),
+                dir.path().join("rooms.db").is_file(),
                 "the server opened its file"
             );
         }
@@ -898,28 +898,12 @@ impl Drop for ServerProcess {
 }
 
 /// A fresh directory (for a database, a log), removed when dropped.
-pub struct TempDir(pub std::path::PathBuf);
+pub use tempfile::TempDir;
 
-impl TempDir {
-    /// A new empty directory under the system's temporary directory, named after `purpose`.
-    pub fn new(purpose: &str) -> TempDir {
-        // The tests of one process run side by side: a count tells their directories apart.
-        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "fourkings-{purpose}-{}-{n}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A new empty directory under the system's temporary directory, named after `purpose`.
+pub fn temp_dir(purpose: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("fourkings-{purpose}-"))
+        .tempdir()
+        .expect("a temporary directory")
 }

@@ -1,7 +1,7 @@
-//! Issue 21, item 7: abuse from one address cannot deny service to others. Room creation is
-//! limited per client address (behind a trusted proxy, by the address it forwards, and only
-//! then), open WebSockets per address are capped, and a room nobody ever joined expires within
-//! minutes. Every client of these tests is on this machine: 127.0.0.1 floods, 127.0.0.2 plays.
+//! Abuse from one address cannot deny service to others. Room creation is limited per client
+//! address (behind a trusted proxy, by the address it forwards, and only then), open WebSockets per
+//! address are capped, and a room nobody ever joined expires within minutes. Every client of these
+//! tests is on this machine: 127.0.0.1 floods, 127.0.0.2 plays.
 
 use std::net::IpAddr;
 

@@ -1,4 +1,4 @@
-//! Issue 3, item 8: the `fourkings` binary — defaults, flags and environment, graceful shutdown.
+//! The `fourkings` binary — defaults, flags and environment, graceful shutdown.
 
 use std::process::Command;
 

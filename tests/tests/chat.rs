@@ -1,5 +1,5 @@
-//! Issue 4, item 6: room chat for everyone, team chat for partners (off under silent partners),
-//! spectators' chat apart from the players', limits, and text stored as given.
+//! Room chat for everyone, team chat for partners (off under silent partners), spectators' chat
+//! apart from the players', limits, and text stored as given.
 
 use fourkings_protocol::{ChatChannel, ChatLine, ClientMessage, ErrorCode, Event, SettingsPatch};
 use fourkings_tests::{Client, Table, TestServer};

@@ -1,5 +1,5 @@
-//! Issue 3, item 9: a real client — `fourkings client`, which speaks only the protocol — plays
-//! whole games against the server, four of them at one table.
+//! A real client — `fourkings client`, which speaks only the protocol — plays whole games against
+//! the server, four of them at one table.
 
 use fourkings_protocol::{Event, SettingsPatch};
 use fourkings_server::client::{ClientArgs, run};

@@ -1,16 +1,16 @@
-//! Issue 9, item 1: the container. No container engine runs where the tests run, so this reads
-//! `docker/Dockerfile` and `docker/compose.yml` and checks everything they name against the real
-//! binary: the binary and its subcommands, every environment variable (each must be a setting
-//! `fourkings serve --help` lists), the port, the health check's command and path, the data path
-//! and the volume. It then runs the image's own command line (entry point, command and
-//! environment, with compose's environment on top) on this machine, with the data directory moved
-//! into a temporary one and the port made free, and runs the health check's command against it.
+//! The container. No container engine runs where the tests run, so this reads `docker/Dockerfile`
+//! and `docker/compose.yml` and checks everything they name against the real binary: the binary and
+//! its subcommands, every environment variable (each must be a setting `fourkings serve --help`
+//! lists), the port, the health check's command and path, the data path and the volume. It then
+//! runs the image's own command line (entry point, command and environment, with compose's
+//! environment on top) on this machine, with the data directory moved into a temporary one and the
+//! port made free, and runs the health check's command against it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fourkings_tests::{ServerProcess, TempDir, fourkings_binary};
+use fourkings_tests::{ServerProcess, fourkings_binary, temp_dir};
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// The repository's root.
@@ -357,11 +357,11 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
 
     // The image's command line, here: its environment (then compose's), the volume moved into a
     // temporary directory, a free port.
-    let data = TempDir::new("container");
+    let data = temp_dir("container");
     let mut run_env: BTreeMap<String, String> = env.clone();
     run_env.extend(compose_env);
     run_env.insert("FOURKINGS_ADDR".into(), "127.0.0.1:0".into());
-    let moved_database = data.0.join(database.strip_prefix(&volume).unwrap());
+    let moved_database = data.path().join(database.strip_prefix(&volume).unwrap());
     run_env.insert(
         "FOURKINGS_DATABASE".into(),
         moved_database.to_str().unwrap().into(),
@@ -371,7 +371,7 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
-    let log = std::fs::File::create(data.0.join("log")).unwrap();
+    let log = std::fs::File::create(data.path().join("log")).unwrap();
     let mut server = ServerProcess::spawn_logging_to(fourkings_binary!(), &args, &pairs, log);
     assert!(
         moved_database.exists(),
@@ -415,7 +415,7 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
         .unwrap();
     assert!(!check.status.success(), "the health check fails when down");
     if env.get("FOURKINGS_LOG_FORMAT").map(String::as_str) == Some("json") {
-        let log = std::fs::read_to_string(data.0.join("log")).unwrap();
+        let log = std::fs::read_to_string(data.path().join("log")).unwrap();
         assert!(!log.is_empty());
         for line in log.lines() {
             serde_json::from_str::<serde_json::Value>(line)

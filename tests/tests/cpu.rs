@@ -1,7 +1,7 @@
-//! Issue 4, items 4 and 5: CPU seats through the `Strategy` interface, stale results dropped, rooms
-//! of CPUs playing to the end on their own, and walking kings moved by the server. Issue 7: a
-//! thinking CPU cancelled when its answer goes stale, budgets within the turn limit, and draw
-//! offers answered as the strategy judges.
+//! CPU seats through the `Strategy` interface, stale results dropped, rooms of CPUs playing to the
+//! end on their own, and walking kings moved by the server. A thinking CPU cancelled when its
+//! answer goes stale, budgets within the turn limit, and draw offers answered as the strategy
+//! judges.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -369,9 +369,9 @@ async fn held_in_turn_server() -> (TestServer, Arc<HeldInTurn>, mpsc::Sender<()>
     (server, held, release)
 }
 
-/// Issue 21, item 5: a search from before a rematch answers after the new game's search has
-/// begun, for a position that looks the same (the first ply of the same start): its move is not
-/// played, and it leaves the new search waited for.
+/// A search from before a rematch answers after the new game's search has begun, for a position
+/// that looks the same (the first ply of the same start): its move is not played, and it leaves the
+/// new search waited for.
 #[tokio::test]
 async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
     let (server, held, release) = held_in_turn_server().await;
@@ -439,8 +439,8 @@ async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
     );
 }
 
-/// Issue 21, item 5: a search from before a takeback answers for a position that is gone: its
-/// move is not played, and the search for the position after the takeback decides.
+/// A search from before a takeback answers for a position that is gone: its move is not played, and
+/// the search for the position after the takeback decides.
 #[tokio::test]
 async fn a_cpu_result_from_before_a_takeback_is_not_played() {
     let (server, held, release) = held_in_turn_server().await;
@@ -510,9 +510,9 @@ async fn a_cpu_result_from_before_a_takeback_is_not_played() {
     );
 }
 
-/// Issue 36, item 5: after a person's move that their team could take back with a lifeline, a
-/// CPU that moves next waits a moment (`cpu_takeback_wait_seconds`) before playing, so that the
-/// takeback arrives first; without a lifeline it plays at once.
+/// After a person's move that their team could take back with a lifeline, a CPU that moves next
+/// waits a moment (`cpu_takeback_wait_seconds`) before playing, so that the takeback arrives first;
+/// without a lifeline it plays at once.
 #[tokio::test]
 async fn a_cpu_waits_for_a_takeback_while_the_movers_team_has_a_lifeline() {
     let wait = 0.6;

@@ -1,6 +1,6 @@
-//! Issue 7, item 5: a hundred rooms, each with three CPU seats thinking (the engine's bot) and one
-//! person, whose moves are all acknowledged while the CPUs think: the CPU thinks on its own
-//! bounded pool of threads, never on the tasks that answer people.
+//! A hundred rooms, each with three CPU seats thinking (the engine's bot) and one person, whose
+//! moves are all acknowledged while the CPUs think: the CPU thinks on its own bounded pool of
+//! threads, never on the tasks that answer people.
 //!
 //! How quickly is the performance suite's to judge (`tests/perf/run`: the same hundred rooms, in
 //! release, must acknowledge people's moves within 50 ms at p99); this test prints the latencies

@@ -1,16 +1,16 @@
-//! Issue 21, items 2 and 3, with the binary and a real disk that fills up: a SQLite file on a
-//! small tmpfs, filled by the test. The failure is logged once, `/readyz` says so, a request that
-//! needs a write is refused at once, storage comes back by itself when there is room again, and a
-//! shutdown while it fails tells every client 1012 and exits with a failure status, since the
-//! last records may be lost. Mounting needs root (CI runs as root); elsewhere the storage doubles
-//! of `storage_failure.rs` show the same behaviour, and this test says that it did not run.
+//! With the binary and a real disk that fills up: a SQLite file on a small tmpfs, filled by the
+//! test. The failure is logged once, `/readyz` says so, a request that needs a write is refused at
+//! once, storage comes back by itself when there is room again, and a shutdown while it fails tells
+//! every client 1012 and exits with a failure status, since the last records may be lost. Mounting
+//! needs root (CI runs as root); elsewhere the storage doubles of `storage_failure.rs` show the
+//! same behaviour, and this test says that it did not run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use fourkings_protocol::{ClientMessage, CreateRoomResponse, ErrorCode, close};
-use fourkings_tests::{Client, ServerProcess, TempDir, WAIT, fourkings_binary, seat};
+use fourkings_tests::{Client, ServerProcess, WAIT, fourkings_binary, seat, temp_dir};
 
 /// A small tmpfs mounted for the test, unmounted when dropped.
 struct SmallDisk {
@@ -99,8 +99,8 @@ async fn a_full_disk_is_loud_bounded_recovered_from_and_a_shutdown_during_it_tel
         );
         return;
     }
-    let dir = TempDir::new("disk-full");
-    let disk = match SmallDisk::mount(&dir.0, 4) {
+    let dir = temp_dir("disk-full");
+    let disk = match SmallDisk::mount(dir.path(), 4) {
         Ok(disk) => disk,
         // Root without the right to mount (a container): the doubles cover it.
         Err(why) => {
@@ -109,7 +109,7 @@ async fn a_full_disk_is_loud_bounded_recovered_from_and_a_shutdown_during_it_tel
         }
     };
     let database = disk.mount.join("rooms.db");
-    let log_path = dir.0.join("server.log");
+    let log_path = dir.path().join("server.log");
     let mut server = ServerProcess::spawn_logging_to(
         fourkings_binary!(),
         &["serve", "--addr", "127.0.0.1:0", "--shutdown-seconds", "2"],

@@ -1,6 +1,6 @@
-//! Issue 4, item 8: 200 rooms of four clients play random legal moves at the same time while
-//! clients drop and reconnect at random; at the end every game is finished and consistent: no lost
-//! move, no duplicated move, every client's board equal to the server's.
+//! 200 rooms of four clients play random legal moves at the same time while clients drop and
+//! reconnect at random; at the end every game is finished and consistent: no lost move, no
+//! duplicated move, every client's board equal to the server's.
 //!
 //! Each client keeps its own copy of the room ([`Model`]) purely from what the server sends. The
 //! faults, all drawn from a seeded generator:

@@ -1,9 +1,9 @@
-//! Issue 8, item 4: the smoke version of the server-speed comparison (`tests/perf/run --smoke`)
-//! runs against this build's binaries, so that `tests/run` fails when the load generator or
-//! the servers under its load break: the game server against the raw baseline (`baseline-server`)
-//! in three alternating rounds of 100 rooms × 4 clients at 8 moves a second a room, the idle
-//! memory of 100 rooms, and 10 rooms of thinking CPU seats. It fails on anything lost, any error
-//! and memory over twice its targets.
+//! The smoke version of the server-speed comparison (`tests/perf/run --smoke`) runs against this
+//! build's binaries, so that `tests/run` fails when the load generator or the servers under its
+//! load break: the game server against the raw baseline (`baseline-server`) in three alternating
+//! rounds of 100 rooms × 4 clients at 8 moves a second a room, the idle memory of 100 rooms, and 10
+//! rooms of thinking CPU seats. It fails on anything lost, any error and memory over twice its
+//! targets.
 //!
 //! It asserts nothing about speed (`--no-speed-bounds`): the ratio of deliveries per server
 //! CPU-second and the CPU rooms' acks are printed, and judged by the performance suite,

@@ -1,14 +1,14 @@
-//! Issue 9, item 4: logs. The real binary runs with JSON logs at the debug level (the most it
-//! says short of tracing) while people create a room, sit, chat, play against CPUs, send a move
-//! with a wrong token, drop and come back with their token; then it is stopped with SIGTERM.
-//! Every line must be JSON; every line a room logs must carry the room's id, and those about a
-//! seat its seat; and no secret (a seat token, the host token, even a wrong token someone sent)
-//! may appear in any line. The default format is readable text, with the room in its lines too.
+//! Logs. The real binary runs with JSON logs at the debug level (the most it says short of tracing)
+//! while people create a room, sit, chat, play against CPUs, send a move with a wrong token, drop
+//! and come back with their token; then it is stopped with SIGTERM. Every line must be JSON; every
+//! line a room logs must carry the room's id, and those about a seat its seat; and no secret (a
+//! seat token, the host token, even a wrong token someone sent) may appear in any line. The default
+//! format is readable text, with the room in its lines too.
 
 use fourkings_protocol::{
     ChatChannel, ClientMessage, CreateRoomResponse, SeatIndex, ServerMessage,
 };
-use fourkings_tests::{Client, ServerProcess, TempDir, fourkings_binary, seat};
+use fourkings_tests::{Client, ServerProcess, fourkings_binary, seat, temp_dir};
 use serde_json::Value;
 
 /// Moves each person plays (the CPUs answer each one).
@@ -63,8 +63,8 @@ fn room_of(line: &Value) -> Option<&str> {
 
 #[tokio::test]
 async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
-    let dir = TempDir::new("logs");
-    let log_path = dir.0.join("server.log");
+    let dir = temp_dir("logs");
+    let log_path = dir.path().join("server.log");
     let log = std::fs::File::create(&log_path).unwrap();
     let mut server = ServerProcess::spawn_logging_to(
         fourkings_binary!(),
@@ -187,8 +187,8 @@ async fn json_logs_name_the_room_and_seat_and_never_a_secret() {
 
 #[tokio::test]
 async fn logs_are_readable_text_by_default() {
-    let dir = TempDir::new("logs");
-    let log_path = dir.0.join("server.log");
+    let dir = temp_dir("logs");
+    let log_path = dir.path().join("server.log");
     let log = std::fs::File::create(&log_path).unwrap();
     let mut server = ServerProcess::spawn_logging_to(
         fourkings_binary!(),

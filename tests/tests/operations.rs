@@ -1,4 +1,4 @@
-//! Issue 9, items 2 and 3: health, readiness and metrics, through the real HTTP routes.
+//! Health, readiness and metrics, through the real HTTP routes.
 //!
 //! The metrics test plays a game to its end (and a room with CPU seats alongside), then scrapes
 //! `/metrics` and checks that each counter moved by exactly what was done: rooms by state,
@@ -284,9 +284,8 @@ async fn a_shutdown_ends_within_its_time_even_when_storage_hangs() {
         .await
         .expect("the shutdown ends");
     let took = began.elapsed();
-    // Issue 21, item 3: the shutdown says records were abandoned (the binary exits with a
-    // failure status), and the client is still told to come back later, without the answer
-    // that was never stored.
+    // The shutdown says records were abandoned (the binary exits with a failure status), and the
+    // client is still told to come back later, without the answer that was never stored.
     assert_eq!(stopped, fourkings_server::Stopped::RecordsAbandoned);
     let (messages, code) = closing.await.unwrap();
     assert_eq!(code, Some(fourkings_protocol::close::SERVER_RESTARTING.0));

@@ -1,6 +1,6 @@
-//! Issue 21, item 5: a panic in a CPU search, or in one room's task, never freezes a seat or
-//! takes down other rooms. The CPU falls back to a legal move; the room is rebuilt from what it
-//! had stored, and set aside if it keeps failing. Each panic is logged and counted.
+//! A panic in a CPU search, or in one room's task, never freezes a seat or takes down other rooms.
+//! The CPU falls back to a legal move; the room is rebuilt from what it had stored, and set aside
+//! if it keeps failing. Each panic is logged and counted.
 
 use std::sync::Arc;
 

@@ -1,6 +1,5 @@
-//! Issue 3, item 4: authoritative play — moves, diffs, legal moves, resignation, draws,
-//! takebacks and the free-for-all claim. Each test runs with each store, in memory and on a
-//! SQLite file.
+//! Authoritative play — moves, diffs, legal moves, resignation, draws, takebacks and the
+//! free-for-all claim. Each test runs with each store, in memory and on a SQLite file.
 
 use std::time::Duration;
 

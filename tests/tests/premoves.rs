@@ -261,8 +261,8 @@ async fn a_player_who_is_away_when_the_turn_begins_has_no_premove_played() {
 
 #[tokio::test]
 async fn a_queue_is_kept_over_a_restart_and_played_after_it() {
-    let dir = fourkings_tests::TempDir::new("premoves");
-    let path = dir.0.join("rooms.db");
+    let dir = fourkings_tests::temp_dir("premoves");
+    let path = dir.path().join("rooms.db");
     let on_file = |c: &mut fourkings_server::Config| {
         c.in_memory = false;
         c.database = path.clone();

@@ -1,7 +1,7 @@
-//! Issue 4, item 3: a dropped player keeps the seat for a grace period, then the CPU plays for
-//! them until they come back; Duo stops its clocks instead and then lets the other team claim the
-//! win; heartbeats find dead connections. Grace periods are short here (configured), not 60 s.
-//! Each test runs with each store, in memory and on a SQLite file.
+//! A dropped player keeps the seat for a grace period, then the CPU plays for them until they come
+//! back; Duo stops its clocks instead and then lets the other team claim the win; heartbeats find
+//! dead connections. Grace periods are short here (configured), not 60 s. Each test runs with each
+//! store, in memory and on a SQLite file.
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,5 @@
-//! Issue 4, item 7: rematches keep the seats and rotate the first seat (in Duo the people, White
-//! always opening); a switch-partners session plays three games with every pairing once and ends
-//! with the standings.
+//! Rematches keep the seats and rotate the first seat (in Duo the people, White always opening); a
+//! switch-partners session plays three games with every pairing once and ends with the standings.
 
 use fourkings_protocol::{ClientMessage, ErrorCode, Event, SeatIndex, SessionView, SettingsPatch};
 use fourkings_tests::{Client, Table, TestServer, seat};

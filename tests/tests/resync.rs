@@ -1,5 +1,4 @@
-//! Issue 3, item 5: versions and resync. Each test runs with each store, in memory and on a
-//! SQLite file.
+//! Versions and resync. Each test runs with each store, in memory and on a SQLite file.
 
 use fourkings_protocol::{
     ClientMessage, ClientRequest, ErrorCode, Event, ServerMessage, SettingsPatch,

@@ -1,4 +1,4 @@
-//! Issue 3, item 1: private rooms over HTTP.
+//! Private rooms over HTTP.
 
 use fourkings_protocol::{ErrorBody, ErrorCode, GameStatus, Occupant, RoomInfo, SettingsPatch};
 use fourkings_tests::TestServer;

@@ -1,6 +1,6 @@
-//! Issue 20, item 2: the rules have one home, the server, and clients are told what they let
-//! players do (the rules view in snapshots, `settings_changed` and game views) and which seat
-//! played each move, instead of working it out from the preset's name or the turn order.
+//! The rules have one home, the server, and clients are told what they let players do (the rules
+//! view in snapshots, `settings_changed` and game views) and which seat played each move, instead
+//! of working it out from the preset's name or the turn order.
 
 use fourkings_protocol::{
     ChatChannel, ClaimRule, ClientMessage, ErrorCode, Event, GameFormat, ResignationRule,

@@ -1,4 +1,4 @@
-//! Issue 3, item 2: joining, seats, and the host's controls.
+//! Joining, seats, and the host's controls.
 
 use fourkings_protocol::{
     ClientMessage, CpuLevel, ErrorCode, Event, GameStatus, Occupant, ServerMessage, SettingsPatch,

@@ -1,4 +1,4 @@
-//! Issue 3, item 3: settings, changed only by the host, before the start, and applied to the game.
+//! Settings, changed only by the host, before the start, and applied to the game.
 
 use fourkings_protocol::{
     ClientMessage, CpuLevel, ErrorCode, Event, PromotionChoice, RoomInfo, Settings, SettingsPatch,

@@ -1,6 +1,6 @@
-//! Issue 6, items 1, 3 and 5: nothing is seen before it is stored, group commit, the archive of
-//! finished games, and a bad database file stops the start-up. The tests of a running server run
-//! with each store, in memory and on a SQLite file.
+//! Nothing is seen before it is stored, group commit, the archive of finished games, and a bad
+//! database file stops the start-up. The tests of a running server run with each store, in memory
+//! and on a SQLite file.
 
 use std::process::Command;
 use std::time::Duration;
@@ -44,9 +44,9 @@ async fn nothing_is_seen_before_it_is_stored(store: Store) {
         );
     }
     assert!(!storage.stored_records().iter().any(|r| r.contains("h2h4")));
-    // Issue 21, item 1: nor on any other path. The room's info and its game download are the
-    // durable ones, at once; a new room is not announced before it is stored (503 after the
-    // storage timeout); the metrics do not count the move.
+    // Nor on any other path. The room's info and its game download are the durable ones, at once; a
+    // new room is not announced before it is stored (503 after the storage timeout); the metrics do
+    // not count the move.
     let info: RoomInfo = server.get(&info_path).await.json().await.unwrap();
     assert_eq!(info, info_before, "the room as stored");
     let download = server.get(&game_path).await;
@@ -425,7 +425,7 @@ fn a_missing_database_is_created_and_migrated() {
     assert_eq!(mode, "wal");
 }
 
-/// Issue 21, item 4: an empty file is started as a new database, and the log says so.
+/// An empty file is started as a new database, and the log says so.
 #[test]
 fn an_empty_database_file_starts_a_new_database_and_says_so() {
     let dir = temp_dir("empty");
@@ -454,13 +454,13 @@ fn an_empty_database_file_starts_a_new_database_and_says_so() {
     assert!(version >= 1, "the new database has the schema");
 }
 
-/// Issue 21, item 4: every stored record is checked as it loads. A room whose records were
-/// changed on disk into something the server never writes is set aside (not served, counted,
-/// kept in the file); the other rooms are served as before.
+/// Every stored record is checked as it loads. A room whose records were changed on disk into
+/// something the server never writes is set aside (not served, counted, kept in the file); the
+/// other rooms are served as before.
 #[tokio::test]
 async fn a_room_whose_records_were_altered_on_disk_is_set_aside_and_the_rest_served() {
-    let dir = fourkings_tests::TempDir::new("altered");
-    let path = dir.0.join("rooms.db");
+    let dir = fourkings_tests::temp_dir("altered");
+    let path = dir.path().join("rooms.db");
     let on_file = |c: &mut fourkings_server::Config| {
         c.in_memory = false;
         c.database = path.clone();
@@ -510,8 +510,8 @@ async fn a_room_whose_records_were_altered_on_disk_is_set_aside_and_the_rest_ser
 }
 
 on_every_store!(multi_thread: the_room_info_shows_seats_and_moves_as_stored);
-/// Issue 21, item 1: the room's info, while changes are on their way to the disk, is the room as
-/// stored, whatever changed: a seat taken, then (once that is stored) a move.
+/// The room's info, while changes are on their way to the disk, is the room as stored, whatever
+/// changed: a seat taken, then (once that is stored) a move.
 async fn the_room_info_shows_seats_and_moves_as_stored(store: Store) {
     let storage = TestStorage::new(store);
     let server = TestServer::with_storage(|_| {}, Box::new(storage.clone())).await;

@@ -1,11 +1,10 @@
-//! Issue 21, item 2: a failing disk is loud and bounded. While storage fails, a request that
-//! would need a write is refused at once with `storage_unavailable` and changes nothing, reads
-//! keep working, `/readyz` says `storage stopped`, one failure is counted once however many
-//! tries it takes, and what was held is written and delivered as soon as storage works again,
-//! without a restart. What was held when storage failed is answered within the storage timeout:
-//! past it, storage gives it up, its requests are refused and its rooms go back to what is
-//! stored. Writes waiting for storage are capped: past the cap, requests that would need another
-//! are refused the same way.
+//! A failing disk is loud and bounded. While storage fails, a request that would need a write is
+//! refused at once with `storage_unavailable` and changes nothing, reads keep working, `/readyz`
+//! says `storage stopped`, one failure is counted once however many tries it takes, and what was
+//! held is written and delivered as soon as storage works again, without a restart. What was held
+//! when storage failed is answered within the storage timeout: past it, storage gives it up, its
+//! requests are refused and its rooms go back to what is stored. Writes waiting for storage are
+//! capped: past the cap, requests that would need another are refused the same way.
 
 use fourkings_protocol::{
     ChatChannel, ClientMessage, ErrorCode, Event, RoomInfo, ServerMessage, SettingsPatch,
@@ -291,8 +290,8 @@ async fn writes_waiting_for_a_slow_disk_are_capped_and_all_land_when_it_catches_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_file_deleted_or_replaced_while_running_is_noticed_as_a_storage_failure() {
-    let dir = fourkings_tests::TempDir::new("identity");
-    let path = dir.0.join("rooms.db");
+    let dir = fourkings_tests::temp_dir("identity");
+    let path = dir.path().join("rooms.db");
     let server = TestServer::with(|c| {
         c.in_memory = false;
         c.database = path.clone();
@@ -306,7 +305,7 @@ async fn a_database_file_deleted_or_replaced_while_running_is_noticed_as_a_stora
 
     // Deleted (a hard link keeps it, to be put back): noticed by the next commit, within the
     // second the writer stamps the file as alive, with nothing written into the lost file.
-    let kept = dir.0.join("kept.db");
+    let kept = dir.path().join("kept.db");
     std::fs::hard_link(&path, &kept).unwrap();
     std::fs::remove_file(&path).unwrap();
     assert!(
@@ -336,7 +335,7 @@ async fn a_database_file_deleted_or_replaced_while_running_is_noticed_as_a_stora
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
 
     // Replaced by another file (a copy, renamed over it): noticed the same way.
-    let copy = dir.0.join("copy.db");
+    let copy = dir.path().join("copy.db");
     std::fs::copy(&path, &copy).unwrap();
     std::fs::rename(&copy, &path).unwrap();
     assert!(

@@ -70,7 +70,7 @@ pub struct Game {
 /// move taken back). After every move the game asks whether the next army can move at all; a
 /// server then lists that army's moves for its player, and the game checks the move that comes
 /// back against them. One generation serves all three, where each used to generate on its own
-/// (2,400 instructions a move in the server under fan-out load, measured with callgrind).
+/// (what that saved: tests/perf/README.md, "What the hot path does").
 #[derive(Clone, Debug, Default)]
 struct KeptMoves {
     /// The hash of the position the moves are for. The hash covers everything generation reads

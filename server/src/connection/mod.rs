@@ -4,7 +4,7 @@
 //! close.
 //!
 //! The socket is axum's `WebSocket`, from its `WebSocketUpgrade` (`crate::app`): a handshake of
-//! our own paid too little to keep (tests/perf/README.md, "Tried and not kept").
+//! our own paid too little to keep (tests/perf/README.md, "axum's `WebSocketUpgrade`").
 
 mod wire;
 

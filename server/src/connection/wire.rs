@@ -6,14 +6,10 @@
 //! connection's writer task runs only when the socket cannot take more (the room's write left the
 //! writer's waker with the socket), for the heartbeat, and to close.
 //!
-//! This is a trick on the hot path, kept because it pays. The plain design (a writer task fed
-//! by a bounded `tokio::sync::mpsc` channel, writing a burst with one flush, as the raw baseline
-//! does) costs a channel send, a wake-up, a task switch and the writer's own polls per frame.
-//! Measured against it in one run of `tests/perf/run` (2026-12-02, fan-out of 500 rooms × 8
-//! moves a second, five alternating rounds, both builds otherwise the same): this design
-//! delivered 95,500 frames per server CPU-second, the plain one 81,500: **1.18×** (rounds 1.16,
-//! 1.20, 1.18, 1.16, 1.19), and 10.1 KB of idle memory per connection against 14.3 KB (a
-//! channel block per connection). See tests/perf/README.md.
+//! This is a trick on the hot path, kept because it pays: the plain design (a writer task fed
+//! by a channel) costs a send, a wake-up, a task switch and the writer's polls per frame, and
+//! delivers 1.18× fewer frames per server CPU-second (tests/perf/README.md, "The room writes a
+//! move's frames into its connections' sockets itself").
 //!
 //! The queue is still bounded and nobody waits on it: a frame that finds the socket full waits
 //! in the queue for the writer, and a connection whose queue is full is dropped as too slow.
@@ -454,7 +450,7 @@ impl futures_util::Sink<Message> for TimedSink {
 
 /// The heartbeat's timer, polled only when it may have fired. Once a poll has registered the
 /// writer's waker with it, the timer wakes the writer by itself when it fires; polling it
-/// again at every wake-up (as `select!` does) cost 200 instructions each time (callgrind).
+/// again at every wake-up, as `select!` does, showed in the profile (tests/perf/README.md).
 struct PingTimer {
     sleep: Pin<Box<tokio::time::Sleep>>,
     every: std::time::Duration,

@@ -8,11 +8,8 @@
 //! Only a download across a new game not yet durable (a rematch) waits for it, as far as its HTTP
 //! handler lets it.
 //!
-//! Keeping the info is on every move's path: building it before each move's change costs 2,000
-//! instructions a move, 4.8% of the server's (callgrind over ten seconds of 100 rooms × 2 moves a
-//! second, 88.2 M instructions against 84.2 M without it). Sharing one built info between moves
-//! (an `Arc`, rebuilt only after a change other than a move) cut that to 0.3% in the same run: a
-//! saving of 4.4%, under the 10% a trick must pay to stay, so the info is simply built.
+//! Keeping the info is on every move's path; it is simply built before each change, as sharing
+//! one between moves saved too little to keep (tests/perf/README.md, "Tried and not kept").
 
 use fourkings_protocol::RoomInfo;
 use tokio::sync::oneshot;

@@ -1,6 +1,7 @@
 //! Records: every change to a room's state that must survive a restart, as stored. A room writes
 //! one record for each change it makes, and a restarted server applies the records in order to
-//! rebuild the room exactly (published events are stored apart, for resync).
+//! rebuild the room exactly. Published events are not stored, only the room's event version: a
+//! client that comes back after a restart with an older version gets a snapshot.
 
 use fourkings_protocol::{ChatLine, CpuLevel, SeatIndex, SeatSet, Settings};
 use serde::{Deserialize, Serialize};

@@ -116,7 +116,7 @@ impl StorageError {
 
 /// An error with its sources, one after the other (`error: source: its source`), for log lines
 /// (which show an error's own message only).
-pub struct Chain<'a>(pub &'a dyn std::error::Error);
+pub(crate) struct Chain<'a>(pub(crate) &'a dyn std::error::Error);
 
 impl std::fmt::Display for Chain<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,8 +1,7 @@
-//! Issue 21, item 6: what a client that writes bytes itself gets. A burst written in one write,
-//! past the rate limit, is answered request by request up to the limit, then `rate_limited`,
-//! then the close 1008, always, and the socket ends cleanly (no reset that could swallow the
-//! close). A text frame that is not UTF-8 and a frame that is not a WebSocket frame each have
-//! their own error code.
+//! What a client that writes bytes itself gets. A burst written in one write, past the rate limit,
+//! is answered request by request up to the limit, then `rate_limited`, then the close 1008,
+//! always, and the socket ends cleanly (no reset that could swallow the close). A text frame that
+//! is not UTF-8 and a frame that is not a WebSocket frame each have their own error code.
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Issue 6, item 2: crash recovery, end to end.
+//! Crash recovery, end to end.
 //!
 //! The real binary runs on a database file in a fresh directory. The test sets up 50 rooms in
 //! varied states: mid-game under every preset, turn limits and Duo team clocks running, CPU seats
@@ -23,9 +23,9 @@
 //! the game carries on with legal moves. Every acknowledged move is in the move
 //! list exactly once at its ply, and sending one again is refused as `stale_ply`.
 //!
-//! Issue 9, item 6 runs the same 50 rooms through SIGTERM instead: every connection receives what
-//! it was owed and then the close for a restart (1012), the process exits cleanly, and every room
-//! comes back just the same.
+//! Item 6 runs the same 50 rooms through SIGTERM instead: every connection receives what it was
+//! owed and then the close for a restart (1012), the process exits cleanly, and every room comes
+//! back just the same.
 //!
 //! A second, small test pins down the bug this one found: the restart's own `presence` events
 //! were sent a second time, after the snapshot that already showed them.
@@ -75,9 +75,9 @@ async fn every_room_comes_back_after_a_kill_and_play_goes_on() {
         .unwrap_or_else(|e| panic!("{e:#}"));
 }
 
-/// Issue 9, item 6: the same 50 rooms through a graceful restart. Every connection receives
-/// what it was owed and then the close for a restart, the process exits cleanly, and every room
-/// comes back as after a kill: nothing lost, and every client carries on from its version.
+/// The same 50 rooms through a graceful restart. Every connection receives what it was owed and
+/// then the close for a restart, the process exits cleanly, and every room comes back as after a
+/// kill: nothing lost, and every client carries on from its version.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_room_comes_back_after_sigterm_and_play_goes_on() {
     let _turn = ONE_AT_A_TIME.lock().await;

@@ -2,7 +2,7 @@
 
 use anyhow::{Result, ensure};
 use fourkings_protocol::{Event, Presence, SettingsPatch};
-use fourkings_tests::{ServerProcess, TempDir, fourkings_binary, seat};
+use fourkings_tests::{ServerProcess, fourkings_binary, seat, temp_dir};
 
 use crate::base::Base;
 use crate::peer::Peer;
@@ -12,8 +12,8 @@ use crate::peer::Peer;
 /// connection whose snapshot already showed them once someone else's request is handled (they
 /// used to be, with the first request after a restart).
 pub(crate) async fn run() -> Result<()> {
-    let dir = TempDir::new("crash");
-    let database = dir.0.join("rooms.db");
+    let dir = temp_dir("crash");
+    let database = dir.path().join("rooms.db");
     let env = [(
         "FOURKINGS_DATABASE",
         database.to_str().expect("a UTF-8 path"),

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail, ensure};
 use fourkings_protocol::{ChatChannel, ClientMessage, GameStatus};
-use fourkings_tests::{ServerProcess, TempDir, fourkings_binary};
+use fourkings_tests::{ServerProcess, fourkings_binary, temp_dir};
 
 use crate::base::Base;
 use crate::capture::capture;
@@ -84,8 +84,8 @@ pub(crate) enum Stop {
 }
 
 pub(crate) async fn run(stop: Stop) -> Result<()> {
-    let dir = TempDir::new("crash");
-    let database = dir.0.join("rooms.db");
+    let dir = temp_dir("crash");
+    let database = dir.path().join("rooms.db");
     let database = database.to_str().expect("a UTF-8 path").to_owned();
     let args = [
         "serve",

@@ -18,8 +18,8 @@ use crate::room::seat_numbers;
 use crate::room::seating::SeatSlot;
 use crate::room::session::Session;
 
-/// A record as stored: JSON, as serde writes it. (A move written by hand took 150 instructions
-/// where serde takes 1,400: 4% of a move's 33,300, too little to keep a second writer.)
+/// A record as stored: JSON, as serde writes it (a hand-written writer saved too little to keep:
+/// tests/perf/README.md, "What the hot path does").
 fn encode_record(record: &Record) -> String {
     serde_json::to_string(record).expect("records always serialise")
 }
