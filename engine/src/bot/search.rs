@@ -348,6 +348,9 @@ impl<'a> Searcher<'a> {
             && depth <= FUTILITY_DEPTH
             && static_value.is_some_and(|v| v + FUTILITY_MARGIN * depth <= side_alpha);
         let mut quiets = 0;
+        // Enemies already in check before this node's move: a move checks only those it puts
+        // in check.
+        let checked_before = self.enemies_in_check(side);
         for i in 0..moves.len() {
             ordering::pick(&mut moves, &mut scores, i);
             let mv = moves[i];
@@ -359,10 +362,12 @@ impl<'a> Searcher<'a> {
             self.contexts[ply] =
                 ordering::context(role_bits(at(&self.pos.cells, mv.from())), mv.to());
             let made = self.state.make(&mut self.pos, mv, &before);
-            // The next player put in check: never pruned or reduced, and perhaps extended.
+            // An enemy put in check (the next player, or the one who moves after the partner,
+            // whom the partner may not save): never pruned or reduced, and perhaps extended.
             let checks = made.decision.is_none()
                 && (options.check_extensions || pruned_late || pruned_futile)
-                && self.pos.is_check(self.pos.turn);
+                && (self.pos.is_check(self.pos.turn)
+                    || self.enemies_in_check(side) & !checked_before != 0);
             if (pruned_late || pruned_futile) && !checks {
                 self.state.unmake(&mut self.pos, made);
                 continue;
@@ -508,6 +513,14 @@ impl<'a> Searcher<'a> {
             s = self.node(depth, ply + 1, alpha, beta);
         }
         s
+    }
+
+    /// The enemies of `side` whose kings are attacked, as a bit per army.
+    fn enemies_in_check(&self, side: Army) -> u8 {
+        Army::ALL
+            .into_iter()
+            .filter(|&a| self.pos.is_enemy(side, a) && self.pos.is_check(a))
+            .fold(0, |mask, a| mask | 1 << a.index())
     }
 
     /// Whether passing the turn is a fair test of the position: never in free-for-all (where
