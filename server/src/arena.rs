@@ -241,6 +241,21 @@ pub struct ClockUse {
 }
 
 impl ClockUse {
+    /// One move that took `took` from a bank that held `bank`: charged, with the bank left after
+    /// it (`None`, the move ran the bank out).
+    fn record(&mut self, took: Duration, bank: Duration) -> Option<Duration> {
+        self.moves += 1;
+        self.spent += took;
+        self.longest = self.longest.max(took);
+        if took >= bank {
+            self.lost_on_time += 1;
+            return None;
+        }
+        let left = bank - took;
+        self.least_left = Some(self.least_left.map_or(left, |l| l.min(left)));
+        Some(left)
+    }
+
     fn add(&mut self, other: &ClockUse) {
         self.moves += other.moves;
         self.spent += other.spent;
@@ -623,19 +638,11 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
             moves[rng.random_range(0..moves.len())]
         };
         if let Some(c) = clock {
-            let took = began.elapsed();
-            let used = &mut clock_use[who];
-            used.moves += 1;
-            used.spent += took;
-            used.longest = used.longest.max(took);
-            if took >= *bank {
-                used.lost_on_time += 1;
+            let Some(left) = clock_use[who].record(began.elapsed(), *bank) else {
                 forfeit = Some((who, format!("game {i}, ply {ply}: out of time")));
                 break;
-            }
-            *bank = *bank - took + c.increment;
-            let left = *bank - c.increment;
-            used.least_left = Some(used.least_left.map_or(left, |l| l.min(left)));
+            };
+            *bank = left + c.increment;
         }
         history.push(write_coordinate(mv));
         game.play(seat, mv).expect("a legal move");
@@ -930,6 +937,21 @@ mod tests {
             assert!(read.game.is_over(), "{text}");
             assert!(read.game.ply_count() >= 4);
         }
+    }
+
+    #[test]
+    fn a_clock_use_charges_each_move_and_notes_the_least_left_and_a_loss_on_time() {
+        let ms = Duration::from_millis;
+        let mut used = ClockUse::default();
+        assert_eq!(used.record(ms(300), ms(1_000)), Some(ms(700)));
+        assert_eq!(used.record(ms(100), ms(2_000)), Some(ms(1_900)));
+        assert_eq!(used.least_left, Some(ms(700)));
+        assert_eq!(used.record(ms(500), ms(500)), None);
+        assert_eq!(
+            (used.moves, used.spent, used.longest),
+            (3, ms(900), ms(500))
+        );
+        assert_eq!(used.lost_on_time, 1);
     }
 
     #[test]

@@ -369,6 +369,23 @@ async fn held_in_turn_server() -> (TestServer, Arc<HeldInTurn>, mpsc::Sender<()>
     (server, held, release)
 }
 
+/// The moves both held searches chose, once both have answered (in whichever order their
+/// threads ran).
+async fn both_answers(held: &HeldInTurn) -> Vec<String> {
+    let answered = eventually(WAIT, || async {
+        held.chosen.lock().unwrap().iter().flatten().count() == 2
+    })
+    .await;
+    assert!(answered, "both searches answered");
+    held.chosen
+        .lock()
+        .unwrap()
+        .iter()
+        .flatten()
+        .cloned()
+        .collect()
+}
+
 /// A search from before a rematch answers after the new game's search has begun, for a position
 /// that looks the same (the first ply of the same start): its move is not played, and it leaves the
 /// new search waited for.
@@ -412,20 +429,7 @@ async fn a_cpu_result_from_before_a_rematch_changes_nothing_in_the_new_game() {
     let game = snapshot.game.expect("a game");
     assert_eq!(moved.ply, 1);
     assert_eq!(game.moves.len(), 1, "one move only: {:?}", game.moves);
-    // Both searches have answered (in whichever order their threads ran).
-    let answered = eventually(WAIT, || async {
-        held.chosen.lock().unwrap().iter().flatten().count() == 2
-    })
-    .await;
-    assert!(answered, "both searches answered");
-    let chosen: Vec<String> = held
-        .chosen
-        .lock()
-        .unwrap()
-        .iter()
-        .flatten()
-        .cloned()
-        .collect();
+    let chosen = both_answers(&held).await;
     assert_eq!(chosen.len(), 2);
     assert_ne!(chosen[0], chosen[1]);
     assert_eq!(
@@ -483,20 +487,7 @@ async fn a_cpu_result_from_before_a_takeback_is_not_played() {
             _ => None,
         })
         .await;
-    // Both searches have answered (in whichever order their threads ran).
-    let answered = eventually(WAIT, || async {
-        held.chosen.lock().unwrap().iter().flatten().count() == 2
-    })
-    .await;
-    assert!(answered, "both searches answered");
-    let chosen: Vec<String> = held
-        .chosen
-        .lock()
-        .unwrap()
-        .iter()
-        .flatten()
-        .cloned()
-        .collect();
+    let chosen = both_answers(&held).await;
     assert_eq!(
         moved.mv, chosen[1],
         "the new search's move, not the stale {}",
