@@ -33,11 +33,18 @@ function square(name) {
   return page.getAttribute(`.board [data-square="${name}"]`, "aria-label");
 }
 
-/** Every army's last move among `coordinates`, by seat: its to-square. */
+/** Every army's last move among `coordinates`, by seat: its to-square. Where two armies' last
+ * moves end on one square (a capture of the piece that had just moved there), the later move's
+ * colour is the one shown. */
 function expectedMarks({ coordinates, seats }) {
   const last = new Map();
   coordinates.forEach((mv, i) => last.set(seats[i], /^[a-n]\d+([a-n]\d+)/.exec(mv)[1]));
-  return [...last].map(([seat, to]) => ({ square: to, color: COLORS[seat] })).sort((a, b) => a.square.localeCompare(b.square));
+  const bySquare = new Map();
+  coordinates.forEach((mv, i) => {
+    const to = /^[a-n]\d+([a-n]\d+)/.exec(mv)[1];
+    if (last.get(seats[i]) === to) bySquare.set(to, COLORS[seats[i]]);
+  });
+  return [...bySquare].map(([square, color]) => ({ square, color })).sort((a, b) => a.square.localeCompare(b.square));
 }
 
 const sorted = (marks) => marks.slice().sort((a, b) => a.square.localeCompare(b.square));
