@@ -27,7 +27,8 @@ pub struct ClientArgs {
     #[arg(long, default_value = "terminal")]
     pub name: String,
     /// The host token (from creating the room), to start the game.
-    #[arg(long)]
+    // Tokens are base64url, so one in 32 starts with '-'; it is still the flag's value.
+    #[arg(long, allow_hyphen_values = true)]
     pub host_token: Option<String>,
     /// Start the game once the seats are taken (needs --host-token).
     #[arg(long)]
@@ -258,5 +259,26 @@ mod tests {
         );
         assert!(websocket_url("ftp://x/r/abc").is_err());
         assert!(websocket_url("http://x/").is_err());
+    }
+
+    #[derive(clap::Parser)]
+    struct Command {
+        #[command(flatten)]
+        client: ClientArgs,
+    }
+
+    #[test]
+    fn a_host_token_that_starts_with_a_hyphen_is_still_the_flags_value() {
+        use clap::Parser;
+        let parsed = Command::try_parse_from([
+            "client",
+            "http://127.0.0.1:8080/r/abc",
+            "--host-token",
+            "-Mx3_token",
+            "--start",
+        ])
+        .unwrap();
+        assert_eq!(parsed.client.host_token.as_deref(), Some("-Mx3_token"));
+        assert!(parsed.client.start);
     }
 }
