@@ -68,7 +68,7 @@ use crate::storage::health::StorageHealth;
 use crate::storage::memory::MemoryStorage;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::writer::StorageHandle;
-use crate::storage::{Storage, StorageError};
+use crate::storage::{Loaded, Storage, StorageError};
 
 /// What each last step of a shutdown gets even when its time is up: a moment to finish what is
 /// already done.
@@ -154,17 +154,7 @@ impl Server {
         mut store: Box<dyn Storage>,
     ) -> Result<Server, StartError> {
         let loaded = store.load()?;
-        let listener =
-            TcpListener::bind(config.addr)
-                .await
-                .map_err(|source| StartError::Listen {
-                    addr: config.addr,
-                    source,
-                })?;
-        let addr = listener.local_addr().map_err(|source| StartError::Listen {
-            addr: config.addr,
-            source,
-        })?;
+        let (listener, addr) = bind(config.addr).await?;
         let metrics = Arc::new(Metrics::new());
         let health = StorageHealth::new(config.max_held_writes, config.storage_timeout());
         let storage = StorageHandle::start(store, metrics.clone(), health);
@@ -185,38 +175,7 @@ impl Server {
             tasks: rooms.clone(),
         };
         let directory = Arc::new(Directory::new(context.clone()));
-        // Every stored room comes back where it stood; time stood still while the server was down.
-        let stopped_at = loaded
-            .rooms
-            .iter()
-            .flat_map(|r| r.records.iter().map(|(at, _)| *at))
-            .chain(loaded.alive_at)
-            .max()
-            .unwrap_or(0);
-        let mut restored = 0;
-        for log in loaded.rooms {
-            let id = log.id.clone();
-            match room::restore(&log, context.clone(), stopped_at) {
-                Ok(handle) => {
-                    directory.insert(id, handle);
-                    restored += 1;
-                }
-                // One bad room must not keep the others from being served, nor be served with
-                // state it never had. It stays on disk, for someone to look at, and is set
-                // aside at every start until then.
-                Err(error) => {
-                    metrics.rooms_set_aside.inc();
-                    tracing::error!(
-                        room = %id,
-                        error = %storage::Chain(&error),
-                        "a stored room cannot be rebuilt: it is set aside (not served, kept in storage)"
-                    );
-                }
-            }
-        }
-        if restored > 0 {
-            tracing::info!(rooms = restored, "rooms restored from storage");
-        }
+        restore_rooms(loaded, &context, &directory);
         // Rooms that end (idle for too long, or finished and not rematched) leave the directory.
         let reaper = directory.clone();
         tokio::spawn(async move {
@@ -304,5 +263,48 @@ impl Server {
         let _ = tokio::time::timeout_at(left(), self.task).await;
         tracing::info!("stopped");
         stopped
+    }
+}
+
+/// Binds `addr` (port 0 picks a free port) and says which address it got.
+async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartError> {
+    let listen = |source| StartError::Listen { addr, source };
+    let listener = TcpListener::bind(addr).await.map_err(listen)?;
+    let bound = listener.local_addr().map_err(listen)?;
+    Ok((listener, bound))
+}
+
+/// Brings every stored room back where it stood, into `directory`; time stood still while the
+/// server was down. One bad room must not keep the others from being served, nor be served with
+/// state it never had: it stays on disk, for someone to look at, and is set aside at every
+/// start until then.
+fn restore_rooms(loaded: Loaded, context: &RoomContext, directory: &Directory) {
+    let stopped_at = loaded
+        .rooms
+        .iter()
+        .flat_map(|r| r.records.iter().map(|(at, _)| *at))
+        .chain(loaded.alive_at)
+        .max()
+        .unwrap_or(0);
+    let mut restored = 0;
+    for log in loaded.rooms {
+        let id = log.id.clone();
+        match room::restore(&log, context.clone(), stopped_at) {
+            Ok(handle) => {
+                directory.insert(id, handle);
+                restored += 1;
+            }
+            Err(error) => {
+                context.metrics.rooms_set_aside.inc();
+                tracing::error!(
+                    room = %id,
+                    error = %storage::Chain(&error),
+                    "a stored room cannot be rebuilt: it is set aside (not served, kept in storage)"
+                );
+            }
+        }
+    }
+    if restored > 0 {
+        tracing::info!(rooms = restored, "rooms restored from storage");
     }
 }

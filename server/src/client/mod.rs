@@ -8,12 +8,14 @@ use std::collections::HashMap;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use fourkings_protocol::{
-    ClientMessage, ClientRequest, Event, GameResult, SeatIndex, ServerMessage,
+    ClientMessage, ClientRequest, Event, GameResult, LegalMoves, SeatIndex, ServerMessage,
 };
 use futures_util::{SinkExt, StreamExt};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// Arguments of `fourkings client`.
 #[derive(Clone, Debug, Args)]
@@ -84,43 +86,12 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
         bail!("--start needs --host-token");
     }
     let url = websocket_url(&args.link)?;
-    let (mut socket, _) = tokio_tungstenite::connect_async(&url)
+    let (socket, _) = tokio_tungstenite::connect_async(&url)
         .await
         .with_context(|| format!("connecting to {url}"))?;
-    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let mut next_req = 0u64;
-    let mut request = |message: ClientMessage| {
-        next_req += 1;
-        let request = ClientRequest::new(next_req, message);
-        (
-            next_req,
-            serde_json::to_string(&request).expect("client messages serialise"),
-        )
-    };
-    let host = args.host_token.clone();
-    let (_, hello) = request(ClientMessage::Hello {
-        seat_tokens: vec![],
-        host_token: host.clone(),
-        since: None,
-    });
-    socket.send(Message::text(hello)).await?;
-    // Requests waiting for an answer, and what to do once answered.
-    let mut waiting: HashMap<u64, Pending> = HashMap::new();
-    for &seat in &args.seats {
-        let name = args.name.clone();
-        let (req, text) = request(ClientMessage::TakeSeat {
-            seat,
-            name: name.clone(),
-        });
-        waiting.insert(req, Pending::Seat(seat));
-        socket.send(Message::text(text)).await?;
-    }
-    let mut tokens: HashMap<SeatIndex, String> = HashMap::new();
-    let mut started_request = false;
-    let mut version = 0u64;
-    let mut moves = Vec::new();
-    let mut played = 0;
-    while let Some(frame) = socket.next().await {
+    let mut session = Session::new(args, socket);
+    session.join().await?;
+    while let Some(frame) = session.socket.next().await {
         let text = match frame? {
             Message::Text(text) => text,
             Message::Close(frame) => bail!("the server closed the connection: {frame:?}"),
@@ -128,93 +99,116 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
         };
         let message: ServerMessage =
             serde_json::from_str(&text).with_context(|| format!("server sent {text}"))?;
+        if let Some(result) = session.receive(message).await? {
+            return Ok(ClientReport {
+                result,
+                moves: session.moves,
+                played: session.played,
+            });
+        }
+    }
+    bail!("the connection ended before the game did")
+}
+
+/// One client's connection to its room, and what it has learnt so far.
+struct Session<'a> {
+    args: &'a ClientArgs,
+    socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    rng: ChaCha8Rng,
+    /// The number of the last request sent.
+    last_req: u64,
+    /// Requests waiting for an answer, and what to do once answered.
+    waiting: HashMap<u64, Pending>,
+    /// The token of each seat taken.
+    tokens: HashMap<SeatIndex, String>,
+    /// Whether `start` was asked for.
+    started: bool,
+    /// The version of the last event applied.
+    version: u64,
+    /// Every move in notation, as announced.
+    moves: Vec<String>,
+    /// The moves this client played.
+    played: usize,
+}
+
+impl<'a> Session<'a> {
+    fn new(args: &'a ClientArgs, socket: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Self {
+        Session {
+            args,
+            socket,
+            rng: ChaCha8Rng::seed_from_u64(args.seed),
+            last_req: 0,
+            waiting: HashMap::new(),
+            tokens: HashMap::new(),
+            started: false,
+            version: 0,
+            moves: Vec::new(),
+            played: 0,
+        }
+    }
+
+    /// Sends `message` as the next request and returns its number.
+    async fn send(&mut self, message: ClientMessage) -> anyhow::Result<u64> {
+        self.last_req += 1;
+        let request = ClientRequest::new(self.last_req, message);
+        let text = serde_json::to_string(&request).expect("client messages serialise");
+        self.socket.send(Message::text(text)).await?;
+        Ok(self.last_req)
+    }
+
+    /// Says hello (as the host, if a host token was given) and asks for every seat to take.
+    async fn join(&mut self) -> anyhow::Result<()> {
+        self.send(ClientMessage::Hello {
+            seat_tokens: vec![],
+            host_token: self.args.host_token.clone(),
+            since: None,
+        })
+        .await?;
+        for &seat in &self.args.seats {
+            let name = self.args.name.clone();
+            let req = self.send(ClientMessage::TakeSeat { seat, name }).await?;
+            self.waiting.insert(req, Pending::Seat(seat));
+        }
+        Ok(())
+    }
+
+    /// Acts on one message from the server; the game's result once it has one.
+    async fn receive(&mut self, message: ServerMessage) -> anyhow::Result<Option<GameResult>> {
         match message {
             ServerMessage::Snapshot(snapshot) => {
-                version = snapshot.v;
-                if let Some(game) = &snapshot.game {
-                    moves.clone_from(&game.moves);
-                    if let Some(result) = game.result.clone() {
-                        return Ok(ClientReport {
-                            result,
-                            moves,
-                            played,
-                        });
-                    }
+                self.version = snapshot.v;
+                if let Some(game) = snapshot.game {
+                    self.moves = game.moves;
+                    return Ok(game.result);
                 }
             }
             ServerMessage::Event { v, event } => {
-                if v != version + 1 {
+                if v != self.version + 1 {
                     // A gap: ask for what was missed.
-                    let (_, text) = request(ClientMessage::Resync { since: version });
-                    socket.send(Message::text(text)).await?;
-                    continue;
+                    let since = self.version;
+                    self.send(ClientMessage::Resync { since }).await?;
+                    return Ok(None);
                 }
-                version = v;
-                match event {
-                    Event::Moved(moved) => {
-                        if !args.quiet {
-                            println!("{:>4}. {}", moved.ply, moved.text);
-                        }
-                        moves.push(moved.text);
-                        if let Some(result) = moved.result {
-                            return Ok(ClientReport {
-                                result,
-                                moves,
-                                played,
-                            });
-                        }
-                    }
-                    Event::GameChanged { game, .. } | Event::Started { game } => {
-                        if let Some(result) = game.result {
-                            return Ok(ClientReport {
-                                result,
-                                moves,
-                                played,
-                            });
-                        }
-                    }
-                    _ => {}
-                }
+                self.version = v;
+                return Ok(self.apply(event));
             }
-            ServerMessage::LegalMoves { moves: legal, .. } => {
-                let Some(token) = tokens.get(&legal.seat) else {
-                    continue;
-                };
-                if legal.moves.is_empty() {
-                    continue;
-                }
-                let choice = legal.moves[rng.random_range(0..legal.moves.len())].clone();
-                tokio::time::sleep(std::time::Duration::from_millis(args.move_delay_ms)).await;
-                let token = token.clone();
-                let (req, text) = request(ClientMessage::Move {
-                    seat: legal.seat,
-                    token: token.clone(),
-                    ply: legal.ply,
-                    mv: choice.clone(),
-                });
-                waiting.insert(req, Pending::Move);
-                socket.send(Message::text(text)).await?;
-                played += 1;
-            }
+            ServerMessage::LegalMoves { moves: legal, .. } => self.play(legal).await?,
             ServerMessage::Ack {
                 req, seat_token, ..
             } => {
-                if let (Some(Pending::Seat(seat)), Some(token)) = (waiting.remove(&req), seat_token)
+                if let (Some(Pending::Seat(seat)), Some(token)) =
+                    (self.waiting.remove(&req), seat_token)
                 {
-                    tokens.insert(seat, token);
+                    self.tokens.insert(seat, token);
                 }
-                if args.start && !started_request && tokens.len() == args.seats.len() {
-                    started_request = true;
-                    let host = host.clone().unwrap_or_default();
-                    let (_, text) = request(ClientMessage::Start {
-                        host_token: host.clone(),
-                    });
-                    socket.send(Message::text(text)).await?;
+                if self.args.start && !self.started && self.tokens.len() == self.args.seats.len() {
+                    self.started = true;
+                    let host_token = self.args.host_token.clone().unwrap_or_default();
+                    self.send(ClientMessage::Start { host_token }).await?;
                 }
             }
             ServerMessage::Error { req, code, message } => {
-                let pending = req.and_then(|r| waiting.remove(&r));
-                match pending {
+                match req.and_then(|r| self.waiting.remove(&r)) {
                     // A move can lose a race with the server (the position moved on): the next
                     // legal moves will come.
                     Some(Pending::Move) => {}
@@ -226,8 +220,46 @@ pub async fn run(args: &ClientArgs) -> anyhow::Result<ClientReport> {
             }
             ServerMessage::Pong { .. } => {}
         }
+        Ok(None)
     }
-    bail!("the connection ended before the game did")
+
+    /// Applies an event in order; the game's result if it ended.
+    fn apply(&mut self, event: Event) -> Option<GameResult> {
+        match event {
+            Event::Moved(moved) => {
+                if !self.args.quiet {
+                    println!("{:>4}. {}", moved.ply, moved.text);
+                }
+                self.moves.push(moved.text);
+                moved.result
+            }
+            Event::GameChanged { game, .. } | Event::Started { game } => game.result,
+            _ => None,
+        }
+    }
+
+    /// Plays a random one of `legal`, if the seat to move is one of ours.
+    async fn play(&mut self, legal: LegalMoves) -> anyhow::Result<()> {
+        let Some(token) = self.tokens.get(&legal.seat).cloned() else {
+            return Ok(());
+        };
+        if legal.moves.is_empty() {
+            return Ok(());
+        }
+        let mv = legal.moves[self.rng.random_range(0..legal.moves.len())].clone();
+        tokio::time::sleep(std::time::Duration::from_millis(self.args.move_delay_ms)).await;
+        let req = self
+            .send(ClientMessage::Move {
+                seat: legal.seat,
+                token,
+                ply: legal.ply,
+                mv,
+            })
+            .await?;
+        self.waiting.insert(req, Pending::Move);
+        self.played += 1;
+        Ok(())
+    }
 }
 
 /// Reads a `--seat`: a seat index, 0–3.

@@ -167,52 +167,10 @@ async fn read_loop(
         // One reading of the clock serves the heartbeat and the round trip.
         let now = Instant::now();
         heard.heard(now);
-        let text = match frame {
-            Ok(Message::Text(text)) => text,
-            Ok(Message::Binary(_)) => {
-                if !limit.allow() {
-                    return ReadEnd::Flooded;
-                }
-                fail(
-                    None,
-                    ErrorCode::BadJson,
-                    "frames are JSON text, not binary".into(),
-                );
-                continue;
-            }
-            Ok(Message::Close(_)) => return ReadEnd::Over,
-            // Control frames count toward the rate too: a flood of pings is still a flood.
-            Ok(Message::Ping(_) | Message::Pong(_)) => {
-                if !limit.allow() {
-                    return ReadEnd::Flooded;
-                }
-                continue;
-            }
-            // A frame over the hard limit, not UTF-8, or broken: the connection ends, with the
-            // close that says which.
-            Err(error) => {
-                let cause = error.into_inner().downcast::<WsError>().ok().map(|e| *e);
-                let (code, message, close) = match cause {
-                    Some(WsError::Capacity(_)) => (
-                        ErrorCode::TooLarge,
-                        "the frame was too large",
-                        close::TOO_LARGE,
-                    ),
-                    Some(WsError::Utf8(_)) => (
-                        ErrorCode::NotUtf8,
-                        "the frame was not UTF-8",
-                        close::NOT_UTF8,
-                    ),
-                    _ => (
-                        ErrorCode::BadFrame,
-                        "the frame was malformed",
-                        close::MALFORMED,
-                    ),
-                };
-                fail(None, code, message.into());
-                outbox.close(close.0, close.1);
-                return ReadEnd::Over;
-            }
+        let text = match frame_text(frame, &limit, outbox) {
+            Frame::Text(text) => text,
+            Frame::Skip => continue,
+            Frame::End(end) => return end,
         };
         if !limit.allow() {
             return ReadEnd::Flooded;
@@ -244,6 +202,72 @@ async fn read_loop(
         }
     }
     ReadEnd::Over
+}
+
+/// What the reader does with one frame.
+enum Frame {
+    /// A text frame, to check and parse.
+    Text(Utf8Bytes),
+    /// A frame with nothing to act on (a ping, or binary, which is answered with an error).
+    Skip,
+    /// The connection ends.
+    End(ReadEnd),
+}
+
+/// Sorts one frame: text goes on to be parsed, control frames count toward the rate, and a
+/// broken frame ends the connection with the close that says which.
+fn frame_text(frame: Result<Message, axum::Error>, limit: &MessageRate, outbox: &Outbox) -> Frame {
+    let fail = |code: ErrorCode, message: &str| {
+        let message = message.to_owned();
+        outbox.send(encode(&ServerMessage::Error {
+            req: None,
+            code,
+            message,
+        }));
+    };
+    match frame {
+        Ok(Message::Text(text)) => Frame::Text(text),
+        Ok(Message::Binary(_)) => {
+            if !limit.allow() {
+                return Frame::End(ReadEnd::Flooded);
+            }
+            fail(ErrorCode::BadJson, "frames are JSON text, not binary");
+            Frame::Skip
+        }
+        Ok(Message::Close(_)) => Frame::End(ReadEnd::Over),
+        // Control frames count toward the rate too: a flood of pings is still a flood.
+        Ok(Message::Ping(_) | Message::Pong(_)) => {
+            if limit.allow() {
+                Frame::Skip
+            } else {
+                Frame::End(ReadEnd::Flooded)
+            }
+        }
+        // A frame over the hard limit, not UTF-8, or broken.
+        Err(error) => {
+            let cause = error.into_inner().downcast::<WsError>().ok().map(|e| *e);
+            let (code, message, close) = match cause {
+                Some(WsError::Capacity(_)) => (
+                    ErrorCode::TooLarge,
+                    "the frame was too large",
+                    close::TOO_LARGE,
+                ),
+                Some(WsError::Utf8(_)) => (
+                    ErrorCode::NotUtf8,
+                    "the frame was not UTF-8",
+                    close::NOT_UTF8,
+                ),
+                _ => (
+                    ErrorCode::BadFrame,
+                    "the frame was malformed",
+                    close::MALFORMED,
+                ),
+            };
+            fail(code, message);
+            outbox.close(close.0, close.1);
+            Frame::End(ReadEnd::Over)
+        }
+    }
 }
 
 /// The error a flooding client gets before its connection is closed with [`close::TOO_MANY`].

@@ -40,6 +40,9 @@ pub(crate) enum Report {
 /// Where a room hears what became of its writes, and the version they bring it to.
 pub(crate) type ReportTo = (mpsc::UnboundedSender<Report>, u64);
 
+/// Where a room's log goes once read.
+pub(crate) type RoomReply = oneshot::Sender<Result<Option<RoomLog>, StorageError>>;
+
 /// What the writer thread takes.
 pub(crate) enum Request {
     /// Writes for one room; what became of them is reported to `report`.
@@ -54,10 +57,7 @@ pub(crate) enum Request {
     },
     /// Reads one open room's log, after every write queued before it is committed or given
     /// up; the room's writes are taken again after it.
-    Room {
-        id: String,
-        reply: oneshot::Sender<Result<Option<RoomLog>, StorageError>>,
-    },
+    Room { id: String, reply: RoomReply },
     /// Whether a new room's creation, queued before, is stored (`false`: it was given up).
     Created {
         room: String,
@@ -399,6 +399,85 @@ impl Writer<'_> {
     }
 }
 
+/// What one round of the writer gathered: every request waiting, up to [`MAX_BATCH`].
+#[derive(Default)]
+struct Batch {
+    /// Everything to commit, in one transaction.
+    writes: Vec<Write>,
+    /// How many of the writes are the rooms' (not the writer's own stamp).
+    queued: usize,
+    /// The rooms to tell what became of their writes.
+    reports: Vec<ReportTo>,
+    /// Room reads, answered after this batch's commit: the log must hold every write queued
+    /// before them.
+    room_reads: Vec<(String, RoomReply)>,
+    /// Questions whether a creation was stored, answered after the commit too.
+    creations: Vec<(String, oneshot::Sender<bool>)>,
+    /// Set when the writer is to stop after this batch.
+    stop: Option<oneshot::Sender<bool>>,
+}
+
+impl Writer<'_> {
+    /// Gathers `first` and whatever else waits into one batch. Game reads are answered at once;
+    /// a fenced room's writes are dropped, and it hears so.
+    fn gather(&mut self, first: Request, rx: &std_mpsc::Receiver<Request>) -> Batch {
+        let mut batch = Batch::default();
+        let mut next = Some(first);
+        let mut gathered = 0;
+        while let Some(request) = next.take() {
+            match request {
+                Request::Write { writes, report } if self.is_fenced(&writes) => {
+                    self.dropped(writes.len());
+                    if let Some((room, _)) = report {
+                        let _ = room.send(Report::Lost);
+                    }
+                }
+                Request::Write { writes, report } => {
+                    batch.queued += writes.len();
+                    batch.writes.extend(writes);
+                    batch.reports.extend(report);
+                }
+                Request::Game { id, reply } => {
+                    let _ = reply.send(self.storage.game(&id));
+                }
+                Request::Room { id, reply } => batch.room_reads.push((id, reply)),
+                Request::Created { room, reply } => batch.creations.push((room, reply)),
+                Request::Stop { done } => {
+                    batch.stop = Some(done);
+                    break;
+                }
+            }
+            gathered += 1;
+            if gathered < MAX_BATCH {
+                next = rx.try_recv().ok();
+            }
+        }
+        batch
+    }
+
+    /// Commits the batch's writes and tells each room what became of its own; then answers the
+    /// reads that waited for the commit. Whether everything was stored.
+    fn settle(&mut self, batch: &mut Batch) -> bool {
+        let stored = batch.writes.is_empty() || self.commit(&batch.writes, batch.queued);
+        let reports = std::mem::take(&mut batch.reports);
+        if stored {
+            for (room, upto) in reports {
+                let _ = room.send(Report::Durable(upto));
+            }
+        } else {
+            self.give_up(&batch.writes, batch.queued, reports);
+        }
+        for (id, reply) in batch.room_reads.drain(..) {
+            self.fenced.remove(&id);
+            let _ = reply.send(self.storage.room(&id));
+        }
+        for (room, reply) in batch.creations.drain(..) {
+            let _ = reply.send(!self.lost_creations.remove(&room));
+        }
+        stored
+    }
+}
+
 fn run(
     storage: Box<dyn Storage>,
     rx: &std_mpsc::Receiver<Request>,
@@ -417,71 +496,18 @@ fn run(
     let mut last_alive = Instant::now() - ALIVE_EVERY;
     let mut last_maintained = Instant::now();
     loop {
-        let first = match rx.recv_timeout(ALIVE_EVERY) {
-            Ok(request) => Some(request),
-            Err(std_mpsc::RecvTimeoutError::Timeout) => None,
+        let mut batch = match rx.recv_timeout(ALIVE_EVERY) {
+            Ok(request) => writer.gather(request, rx),
+            Err(std_mpsc::RecvTimeoutError::Timeout) => Batch::default(),
             Err(std_mpsc::RecvTimeoutError::Disconnected) => return,
         };
-        let mut writes = Vec::new();
-        let mut reports = Vec::new();
-        let mut stop = None;
-        let mut room_reads = Vec::new();
-        // The rooms' writes in this batch (not the writer's own stamp).
-        let mut queued = 0;
-        let mut creations = Vec::new();
-        let mut next = first;
-        let mut gathered = 0;
-        // Everything that is waiting goes into one transaction.
-        while let Some(request) = next.take() {
-            match request {
-                Request::Write { writes: w, report } if writer.is_fenced(&w) => {
-                    writer.dropped(w.len());
-                    if let Some((room, _)) = report {
-                        let _ = room.send(Report::Lost);
-                    }
-                }
-                Request::Write { writes: w, report } => {
-                    queued += w.len();
-                    writes.extend(w);
-                    reports.extend(report);
-                }
-                Request::Game { id, reply } => {
-                    let _ = reply.send(writer.storage.game(&id));
-                }
-                // After this batch's commit: the log must hold every write queued before it.
-                Request::Room { id, reply } => room_reads.push((id, reply)),
-                Request::Created { room, reply } => creations.push((room, reply)),
-                Request::Stop { done } => {
-                    stop = Some(done);
-                    break;
-                }
-            }
-            gathered += 1;
-            if gathered < MAX_BATCH {
-                next = rx.try_recv().ok();
-            }
-        }
         // A stop stamps the moment too: the next start counts the time the server was down
         // from the very end of this run.
-        if last_alive.elapsed() >= ALIVE_EVERY || stop.is_some() {
-            writes.push(Write::Alive { at: now_ms() });
+        if last_alive.elapsed() >= ALIVE_EVERY || batch.stop.is_some() {
+            batch.writes.push(Write::Alive { at: now_ms() });
             last_alive = Instant::now();
         }
-        let stored = writes.is_empty() || writer.commit(&writes, queued);
-        if stored {
-            for (room, upto) in reports {
-                let _ = room.send(Report::Durable(upto));
-            }
-        } else {
-            writer.give_up(&writes, queued, reports);
-        }
-        for (id, reply) in room_reads {
-            writer.fenced.remove(&id);
-            let _ = reply.send(writer.storage.room(&id));
-        }
-        for (room, reply) in creations {
-            let _ = reply.send(!writer.lost_creations.remove(&room));
-        }
+        let stored = writer.settle(&mut batch);
         // After the rooms heard back, so that housekeeping never delays what they hold.
         if last_maintained.elapsed() >= ALIVE_EVERY && writer.failure.is_none() {
             last_maintained = Instant::now();
@@ -489,7 +515,7 @@ fn run(
                 tracing::warn!(error = %Chain(&error), "storage housekeeping failed; will try again");
             }
         }
-        if let Some(done) = stop {
+        if let Some(done) = batch.stop {
             // Closed before the answer, so that a process that exits right after finds its file
             // whole and checkpointed (SQLite folds the WAL back into it on close).
             drop(writer);
