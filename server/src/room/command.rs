@@ -3,13 +3,12 @@
 
 use std::sync::Arc;
 
-use fourkings_engine::Move;
 use fourkings_protocol::{ClientRequest, RoomInfo};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::driver::CpuJobId;
+use super::driver::CpuAnswer;
 use crate::config::Config;
 use crate::connection::{ConnId, Outbox};
 use crate::cpu::CpuPool;
@@ -78,17 +77,8 @@ pub(crate) enum Command {
         /// Where the answer goes.
         reply: oneshot::Sender<Option<GameFile>>,
     },
-    /// A CPU player chose a move for the position with this ply count and hash.
-    CpuMoved {
-        /// The search that chose it (the room answers only its latest search).
-        job: CpuJobId,
-        /// The ply the move was chosen for.
-        ply: u32,
-        /// The hash of the position it was chosen in.
-        hash: u64,
-        /// The move.
-        mv: Move,
-    },
+    /// A CPU player chose a move.
+    CpuMoved(CpuAnswer),
 }
 
 /// A cheap, cloneable handle on a room's task.

@@ -68,6 +68,21 @@ pub(crate) struct GameDriver {
     /// Until when a CPU's move waits: a person just moved, and their team may still take the
     /// move back with a lifeline.
     cpu_not_before: Option<Instant>,
+    /// A CPU answer that came while it had to wait (for a takeback, or for storage).
+    held_answer: Option<CpuAnswer>,
+}
+
+/// A CPU player's answer: the move it chose, and for which search and position.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CpuAnswer {
+    /// The search that chose it (the room plays only its latest search's answer).
+    pub(crate) job: CpuJobId,
+    /// The ply the move was chosen for.
+    pub(crate) ply: u32,
+    /// The hash of the position it was chosen in.
+    pub(crate) hash: u64,
+    /// The move.
+    pub(crate) mv: Move,
 }
 
 impl GameDriver {
@@ -85,12 +100,31 @@ impl GameDriver {
             next_cpu_job: 0,
             premoves: Premoves::default(),
             cpu_not_before: None,
+            held_answer: None,
         }
     }
 
-    /// Until when a CPU's move waits, if it waits.
-    pub(crate) fn cpu_not_before(&self) -> Option<Instant> {
-        self.cpu_not_before
+    /// Whether a CPU's move must still wait at `now` for a takeback that may come.
+    pub(crate) fn cpu_held_at(&self, now: Instant) -> bool {
+        self.cpu_not_before.is_some_and(|at| now < at)
+    }
+
+    /// Keeps `answer` until it may be played ([`GameDriver::due_answer`]).
+    pub(crate) fn hold_answer(&mut self, answer: CpuAnswer) {
+        self.held_answer = Some(answer);
+    }
+
+    /// The held answer, handed over if its wait for a takeback is over at `now`.
+    pub(crate) fn due_answer(&mut self, now: Instant) -> Option<CpuAnswer> {
+        if self.cpu_held_at(now) {
+            return None;
+        }
+        self.held_answer.take()
+    }
+
+    /// When a held answer's wait for a takeback ends, if one waits for that.
+    pub(crate) fn held_answer_due(&self) -> Option<Instant> {
+        self.held_answer.and(self.cpu_not_before)
     }
 
     /// A CPU's move waits until `at` (or no longer, `None`).

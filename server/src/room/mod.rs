@@ -24,6 +24,8 @@
 //! | connections, proofs of seats, fan-out, durability gating | [`delivery`] |
 //! | seats, tokens, the host, presence and absence | [`seating`] |
 //! | the game, clocks, CPU turns, legal moves | [`driver`] (clocks in [`clock`]) |
+//! | when the room closes | [`lifecycle`] |
+//! | what waits while storage takes no writes | [`outage`] |
 //! | chat lines and allowances | [`chat`] |
 //! | switch-partners sessions | [`session`] |
 //! | the room's clock on restore | [`timebase`] |
@@ -46,7 +48,9 @@ mod durable_views;
 mod events;
 pub(crate) mod frames;
 mod journal;
+mod lifecycle;
 mod observe;
+mod outage;
 mod premoves;
 mod record;
 mod refusal;

@@ -26,13 +26,14 @@ use tracing::Instrument;
 use super::chat::Chat;
 use super::command::{Command, RoomContext, RoomHandle};
 use super::delivery::Delivery;
-use super::driver::CpuJobId;
 use super::driver::GameDriver;
 use super::durable_views::DurableViews;
 use super::events::EventLog;
 use super::frames::encode;
 use super::journal::Journal;
+use super::lifecycle::Lifecycle;
 use super::observe::{Reported, record_kind, request_span};
+use super::outage::StorageOutage;
 use super::record::{InvalidRecord, Record, StoredAbsence};
 use super::refusal::Refusal;
 use super::rules;
@@ -103,20 +104,8 @@ pub(crate) struct Room {
     /// What HTTP readers see: the room as of its durable version.
     views: DurableViews,
     time: Timebase,
-    /// Since when nobody has been connected.
-    empty_since: Option<Instant>,
-    /// Whether anyone has ever connected (or, for a restored room, taken a seat): a room
-    /// nobody joined is closed sooner.
-    joined: bool,
-    /// Set when the room should end.
-    closing: bool,
-    /// While storage takes no writes, when the room next looks whether it does: its timers
-    /// (turn limits, grace periods, closing) wait until then.
-    storage_wait: Option<Instant>,
-    /// Whether comings and goings waited for storage ([`Room::settle_presence`]).
-    presence_unsettled: bool,
-    /// A CPU move that came while storage took no writes, played once it does.
-    deferred_cpu: Option<(CpuJobId, u32, u64, fourkings_engine::Move)>,
+    lifecycle: Lifecycle,
+    outage: StorageOutage,
     /// What this room last added to the server's gauges.
     reported: Reported,
 }
@@ -137,15 +126,13 @@ fn room_span(id: &str) -> tracing::Span {
 /// Starts a new room's task and returns its handle and host token. The room's creation is stored
 /// before anything else the writer commits after it.
 pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (RoomHandle, String) {
-    let (tx, rx) = mpsc::channel(1024);
-    let handle = RoomHandle::new(tx.clone());
-    let span = room_span(&id);
-    let tasks = context.tasks.clone();
-    let mut room = span.in_scope(|| Room::new(id, settings, context, tx.downgrade()));
-    room.persist();
-    let host_token = room.seating.host_token().to_owned();
-    tasks.spawn(supervise(Box::new(room), rx, tx.downgrade()).instrument(span));
-    (handle, host_token)
+    let Ok(started) = start(&id.clone(), &context.clone(), |inbox| {
+        let mut room = Room::new(id, settings, context, inbox);
+        room.persist();
+        let host_token = room.seating.host_token().to_owned();
+        Ok::<_, std::convert::Infallible>((room, host_token))
+    });
+    started
 }
 
 /// Rebuilds a room from storage and starts its task. `stopped_at` is when the previous run was
@@ -155,18 +142,27 @@ pub(crate) fn restore(
     context: RoomContext,
     stopped_at: u64,
 ) -> Result<RoomHandle, RestoreError> {
-    let (tx, rx) = mpsc::channel(1024);
-    let handle = RoomHandle::new(tx.clone());
-    let span = room_span(&log.id);
-    let tasks = context.tasks.clone();
-    let mut room = span.in_scope(|| Room::restore(log, context, tx.downgrade(), stopped_at))?;
-    span.in_scope(|| room.resume());
-    tasks.spawn(supervise(Box::new(room), rx, tx.downgrade()).instrument(span));
+    let (handle, ()) = start(&log.id, &context.clone(), |inbox| {
+        Ok((Room::rebuild(log, context, inbox, stopped_at)?, ()))
+    })?;
     Ok(handle)
 }
 
-/// How often a room whose timers wait for storage looks again whether it takes writes.
-const STORAGE_RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
+/// The one way a room's task starts, for new and restored rooms alike: `build` makes the room
+/// (in the room's span, given the room's own inbox), and its task runs under the supervisor.
+fn start<T, E>(
+    id: &str,
+    context: &RoomContext,
+    build: impl FnOnce(mpsc::WeakSender<Command>) -> Result<(Room, T), E>,
+) -> Result<(RoomHandle, T), E> {
+    let (tx, rx) = mpsc::channel(1024);
+    let span = room_span(id);
+    let (room, made) = span.in_scope(|| build(tx.downgrade()))?;
+    context
+        .tasks
+        .spawn(supervise(Box::new(room), rx, tx.downgrade()).instrument(span));
+    Ok((RoomHandle::new(tx), made))
+}
 
 /// How many times a room whose task panicked is rebuilt before it is set aside.
 const MOST_REBUILDS: u32 = 3;
@@ -219,9 +215,8 @@ async fn supervise(
                 return set_aside("it cannot be read back");
             }
         };
-        room = match Room::restore(&log, context.clone(), weak.clone(), now_ms()) {
-            Ok(mut rebuilt) => {
-                rebuilt.resume();
+        room = match Room::rebuild(&log, context.clone(), weak.clone(), now_ms()) {
+            Ok(rebuilt) => {
                 tracing::info!(rebuilds, "the room was rebuilt from storage");
                 Box::new(rebuilt)
             }
@@ -261,12 +256,8 @@ impl Room {
             delivery: Delivery::new(context.metrics.clone()),
             views: DurableViews::new(),
             time: Timebase::live(),
-            empty_since: Some(Instant::now()),
-            joined: false,
-            closing: false,
-            storage_wait: None,
-            presence_unsettled: false,
-            deferred_cpu: None,
+            lifecycle: Lifecycle::new(Instant::now()),
+            outage: StorageOutage::default(),
             reported: Reported::default(),
             inbox,
             context,
@@ -319,8 +310,21 @@ impl Room {
         room.durable_upto(log.version);
         room.driver.restored();
         room.time.go_live();
-        room.joined =
+        let joined =
             room.driver.is_started() || SeatIndex::ALL.iter().any(|&s| room.seating.is_human(s));
+        room.lifecycle.restored(joined);
+        Ok(room)
+    }
+
+    /// A room rebuilt from storage and going on where it stood.
+    fn rebuild(
+        log: &RoomLog,
+        context: RoomContext,
+        inbox: mpsc::WeakSender<Command>,
+        stopped_at: u64,
+    ) -> Result<Room, RestoreError> {
+        let mut room = Room::restore(log, context, inbox, stopped_at)?;
+        room.resume();
         Ok(room)
     }
 
@@ -388,7 +392,7 @@ impl Room {
                 }
             }
             self.end_turn();
-            if self.closing {
+            if self.lifecycle.is_closing() {
                 tracing::info!("closing the room");
                 self.delivery
                     .close_all(fourkings_protocol::close::ROOM_CLOSED);
@@ -417,8 +421,7 @@ impl Room {
         match command {
             Command::Connect { conn, outbox } => {
                 self.delivery.connect(conn, outbox);
-                self.empty_since = None;
-                self.joined = true;
+                self.lifecycle.connected();
                 self.send_snapshot(conn);
             }
             Command::Disconnect { conn } => self.delivery.disconnect(conn),
@@ -460,21 +463,16 @@ impl Room {
                     }
                 }
             }
-            Command::CpuMoved { job, ply, hash, mv } => {
-                let held = self
-                    .driver
-                    .cpu_not_before()
-                    .is_some_and(|at| self.time.now() < at);
-                if held {
+            Command::CpuMoved(answer) => {
+                if self.driver.cpu_held_at(self.time.now()) {
                     // Its move waits for a takeback that may come; the timer plays it then.
-                    self.deferred_cpu = Some((job, ply, hash, mv));
+                    self.driver.hold_answer(answer);
                 } else if self.context.storage.health().is_err() {
                     // Its move waits for storage, and the search stays the one waited for.
-                    self.deferred_cpu = Some((job, ply, hash, mv));
-                    self.storage_wait
-                        .get_or_insert(Instant::now() + STORAGE_RECHECK);
+                    self.driver.hold_answer(answer);
+                    self.outage.wait(Instant::now());
                 } else {
-                    self.cpu_moved(job, ply, hash, mv);
+                    self.cpu_moved(answer);
                 }
             }
         }
@@ -559,8 +557,8 @@ impl Room {
     /// The earliest moment a timer needs the room: a turn or bank running out, a grace period
     /// ending, the room having been empty for too long.
     fn next_deadline(&self) -> Option<Instant> {
-        if self.storage_wait.is_some() {
-            return self.storage_wait;
+        if let Some(recheck) = self.outage.recheck_at() {
+            return Some(recheck);
         }
         let config = &self.context.config;
         let idle = self.idle_deadline();
@@ -568,7 +566,7 @@ impl Room {
             .driver
             .finished_since()
             .map(|since| since + config.finished_room());
-        let held_cpu = self.deferred_cpu.and(self.driver.cpu_not_before());
+        let held_cpu = self.driver.held_answer_due();
         self.driver
             .next_deadline()
             .into_iter()
@@ -583,28 +581,22 @@ impl Room {
     /// left, or sooner (the unjoined time) if nobody ever came.
     fn idle_deadline(&self) -> Option<Instant> {
         let config = &self.context.config;
-        let after = if self.joined {
-            config.idle_room()
-        } else {
-            config.unjoined_room().min(config.idle_room())
-        };
-        self.empty_since.map(|since| since + after)
+        self.lifecycle
+            .idle_deadline(config.idle_room(), config.unjoined_room())
     }
 
     /// Whatever timers are due at `now`.
     fn on_timer(&mut self, now: Instant) {
-        self.storage_wait = None;
+        self.outage.looked();
         if self.context.storage.health().is_err() {
             // Timers change the room (a turn runs out, a grace period ends, the room closes):
             // while storage takes no writes they wait, and what they would hold stays bounded.
-            self.storage_wait = Some(now + STORAGE_RECHECK);
+            self.outage.wait(now);
             return;
         }
         self.settle_presence();
-        let cpu_waits = self.driver.cpu_not_before().is_some_and(|at| now < at);
-        if let (false, Some((job, ply, hash, mv))) = (cpu_waits, self.deferred_cpu) {
-            self.deferred_cpu = None;
-            self.cpu_moved(job, ply, hash, mv);
+        if let Some(answer) = self.driver.due_answer(now) {
+            self.cpu_moved(answer);
         }
         for seat in self.seating.graces_due(now) {
             self.set_absence(seat, StoredAbsence::GraceOver);
@@ -617,7 +609,7 @@ impl Room {
             .finished_since()
             .is_some_and(|since| now >= since + config.finished_room());
         if idle || unwanted {
-            self.closing = true;
+            self.lifecycle.close();
         }
     }
 

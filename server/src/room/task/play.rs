@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use fourkings_engine::bot::{SearchLimits, SearchRoot};
-use fourkings_engine::{Format, Game, Move, Seat};
+use fourkings_engine::{Format, Game, Seat};
 use fourkings_protocol::{CpuLevel, Event, GameChange, PremovesDropped, SeatIndex};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -17,7 +17,7 @@ use crate::cpu::CpuRequest;
 use crate::panics::PanicSite;
 use crate::room::archive;
 use crate::room::command::Command;
-use crate::room::driver::CpuJobId;
+use crate::room::driver::CpuAnswer;
 use crate::room::record::{GameAction, Record};
 use crate::room::refusal::Refusal;
 use crate::room::seat_numbers;
@@ -446,8 +446,13 @@ impl Room {
                     tracing::error!(error = %failure, "the CPU plays a random legal move instead");
                 }
                 metrics.cpu_turn(level, thought.took);
-                let mv = thought.mv;
-                let _ = inbox.send(Command::CpuMoved { job, ply, hash, mv }).await;
+                let answer = CpuAnswer {
+                    job,
+                    ply,
+                    hash,
+                    mv: thought.mv,
+                };
+                let _ = inbox.send(Command::CpuMoved(answer)).await;
             }
             .in_current_span(),
         );
@@ -456,7 +461,8 @@ impl Room {
     /// A CPU result arrived: play it if it is the latest search's, still for the current
     /// position, and the CPU still chooses this seat's move (the player may have come back);
     /// else drop it. An older search's late result changes nothing at all.
-    pub(super) fn cpu_moved(&mut self, job: CpuJobId, ply: u32, hash: u64, mv: Move) {
+    pub(super) fn cpu_moved(&mut self, answer: CpuAnswer) {
+        let CpuAnswer { job, ply, hash, mv } = answer;
         if !self.driver.cpu_answered(job) {
             return;
         }

@@ -28,7 +28,7 @@ impl Room {
         for departure in self.delivery.take_departures() {
             self.chat.forget_writer(departure.conn);
             if self.delivery.is_empty() {
-                self.empty_since = Some(Instant::now());
+                self.lifecycle.emptied(Instant::now());
             }
             let deadline = self.time.wall_now() + self.context.config.grace().as_millis() as u64;
             for seat in departure.seats.iter() {
@@ -43,9 +43,7 @@ impl Room {
     /// takes no writes, once it does ([`Room::settle_presence`]).
     pub(super) fn seat_came_or_went(&mut self, seat: SeatIndex, absence: StoredAbsence) {
         if self.context.storage.health().is_err() {
-            self.presence_unsettled = true;
-            self.storage_wait
-                .get_or_insert(Instant::now() + super::STORAGE_RECHECK);
+            self.outage.presence_waits(Instant::now());
             return;
         }
         if absence == StoredAbsence::Present {
@@ -58,7 +56,7 @@ impl Room {
     /// Storage takes writes again: every seat whose comings and goings waited for it is marked
     /// as its connections say now.
     pub(super) fn settle_presence(&mut self) {
-        if !std::mem::take(&mut self.presence_unsettled) {
+        if !self.outage.take_unsettled_presence() {
             return;
         }
         let deadline = self.time.wall_now() + self.context.config.grace().as_millis() as u64;
