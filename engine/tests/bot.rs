@@ -1,4 +1,4 @@
-//! The CPU player (issue 7): it takes a hanging king, defends a partner whose king is attacked
+//! The CPU player: it takes a hanging king, defends a partner whose king is attacked
 //! before the partner's turn, promotes, mates in one in Teams and Duo, plays for points in
 //! free-for-all, moves a bare king, and is deterministic. Stopping on time and on a cancel is in
 //! `bot_limits.rs`, a test binary of its own so that no other test competes for the processor.

@@ -1,4 +1,4 @@
-//! The CPU player (issue 7): a cancelled search stops at once, and a move never takes longer than
+//! The CPU player: a cancelled search stops at once, and a move never takes longer than
 //! its time budget and a tenth. Timing tests live alone in this binary: the tests of one binary
 //! run in parallel, and a search descheduled by a neighbour would look slow.
 

@@ -60,7 +60,7 @@ fn free_for_all_a_player_who_times_out_is_out() {
     assert_eq!(game.to_move(), Some(seat(Army::Blue)));
 }
 
-/// Game clocks (issue 36): in Teams a seat whose bank runs out loses for its team, "unless the
+/// Game clocks: in Teams a seat whose bank runs out loses for its team, "unless the
 /// opponents cannot mate with what they have left (then a draw, as chess does)". What counts is
 /// the other team's material together: kings and one bishop or knight between them cannot mate.
 #[test]

@@ -287,14 +287,12 @@ async fn websocket(
     };
     let config = state.config.clone();
     // The socket's own limit is a backstop well above the configured one, which the reader
-    // enforces itself so that it can answer with an error code first. The default read buffer
-    // of 128 KiB made an idle connection cost 136 KB; client messages are a few hundred bytes,
-    // and 2 KiB (which grows for a larger frame) takes 2 KB less per connection than 4 KiB did,
-    // at no cost in CPU that the load generator could tell apart.
+    // enforces itself so that it can answer with an error code first. Client messages are a few
+    // hundred bytes: a 2 KiB read buffer (it grows for a larger frame) keeps an idle connection
+    // small, where the default 128 KiB would dominate its memory.
     let limit = config.max_message_bytes * 4;
     // A connection's lines name its room, as the room's own lines do. The span is entered for
-    // those (rare) lines only: entering it for every poll of the connection was 2% of the
-    // server's time under fan-out load.
+    // those (rare) lines only, not for every poll of the connection.
     let span = tracing::info_span!("connection", room = %id);
     let tracker = state.connections;
     upgrade

@@ -14,7 +14,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 
 use crate::panics::PanicSite;
 
@@ -50,21 +50,67 @@ pub(crate) struct Metrics {
     cpu_turns: [Counter; 3],
     /// How long choosing a CPU move took on its thread, by level.
     cpu_think_seconds: [Histogram; 3],
-    /// Storage writes in each transaction.
-    pub(crate) storage_batch_writes: Histogram,
-    /// How long each transaction took to commit.
-    pub(crate) storage_commit_seconds: Histogram,
-    /// Transactions that failed (and were retried).
-    pub(crate) storage_errors: Counter,
-    /// Times storage began to fail (one a failure, however many tries it takes).
-    pub(crate) storage_failures: Counter,
-    /// Writes handed to the storage thread and not committed yet.
-    pub(crate) storage_queued_writes: Gauge,
+    /// What storage did.
+    pub(crate) storage: StorageMetrics,
     /// Stored rooms that could not be rebuilt and were set aside (at start, or after their
     /// task failed).
     pub(crate) rooms_set_aside: Counter,
     /// Panics caught, by where: a CPU search, a room's task.
     panics: [Counter; 2],
+}
+
+/// What storage did: its transactions, their failures, and what waits for them.
+pub(crate) struct StorageMetrics {
+    /// Storage writes in each transaction.
+    batch_writes: Histogram,
+    /// How long each transaction took to commit.
+    commit_seconds: Histogram,
+    /// Transactions that failed (and were retried).
+    pub(crate) errors: Counter,
+    /// Times storage began to fail (one a failure, however many tries it takes).
+    pub(crate) failures: Counter,
+    /// Writes handed to the storage thread and not committed yet.
+    pub(crate) queued_writes: Gauge,
+}
+
+impl StorageMetrics {
+    /// Registers the storage metrics in `r`.
+    fn register(r: &mut Registry) -> StorageMetrics {
+        StorageMetrics {
+            batch_writes: registered(
+                r,
+                "storage_batch_writes",
+                "Storage writes (records, versions, archived games...) committed in one transaction",
+                Histogram::new(BATCH_BUCKETS),
+            ),
+            commit_seconds: registered(
+                r,
+                "storage_commit_seconds",
+                "How long one storage transaction took to commit",
+                Histogram::new(SECONDS_BUCKETS),
+            ),
+            errors: registered(
+                r,
+                "storage_errors",
+                "Storage transactions that failed, counting every try (each is retried until it \
+                 succeeds)",
+                Counter::default(),
+            ),
+            failures: registered(
+                r,
+                "storage_failures",
+                "Times storage began to fail: rooms took no new writes until it worked again",
+                Counter::default(),
+            ),
+            queued_writes: registered(
+                r,
+                "storage_queued_writes",
+                "Writes handed to storage and not committed yet (what rooms hold back waits for \
+                 them)",
+                Gauge::default(),
+            ),
+        }
+    }
 }
 
 /// Buckets for times that are usually well under a millisecond but can reach seconds.
@@ -80,6 +126,12 @@ const BATCH_BUCKETS: [f64; 12] = [
     1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0,
 ];
 
+/// Registers `metric` under `name` with `help`, and returns the handle to count with.
+fn registered<M: Metric + Clone>(registry: &mut Registry, name: &str, help: &str, metric: M) -> M {
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 /// The three CPU levels, in the order of the per-level arrays.
 const LEVELS: [CpuLevel; 3] = [CpuLevel::Easy, CpuLevel::Medium, CpuLevel::Hard];
 /// The three room states, in the order of [`Metrics::rooms`].
@@ -89,125 +141,85 @@ impl Metrics {
     /// Registers every metric in a registry of its own.
     pub(crate) fn new() -> Metrics {
         let mut registry = Registry::with_prefix("fourkings");
-        let rooms = Family::<Label, Gauge>::default();
-        registry.register(
+        let r = &mut registry;
+        let rooms: Family<Label, Gauge> = registered(
+            r,
             "rooms",
             "Rooms held, by state: lobby, playing or finished",
-            rooms.clone(),
+            Family::default(),
         );
-        let clients = Family::<Label, Gauge>::default();
-        registry.register(
+        let clients: Family<Label, Gauge> = registered(
+            r,
             "connected_clients",
             "WebSocket connections, by role: player (holds a seat) or spectator (holds none)",
-            clients.clone(),
+            Family::default(),
         );
-        let moves_accepted = Counter::default();
-        registry.register(
-            "moves_accepted",
-            "Moves accepted and acknowledged",
-            moves_accepted.clone(),
-        );
-        let rejected = Family::<Label, Counter>::default();
-        registry.register(
-            "moves_rejected",
-            "Moves refused, by error code",
-            rejected.clone(),
-        );
-        let move_seconds = Histogram::new(SECONDS_BUCKETS);
-        registry.register(
-            "move_round_trip_seconds",
-            "From a move's arrival to its answer being queued for the client (an ack waits for \
-             the move to be durable)",
-            move_seconds.clone(),
-        );
-        let queue_drops = Counter::default();
-        registry.register(
-            "broadcast_queue_drops",
-            "Connections closed because their outbound queue was full (too slow to keep up)",
-            queue_drops.clone(),
-        );
-        let reconnections = Counter::default();
-        registry.register(
-            "reconnections",
-            "Players who came back to a seat they had dropped (counted per seat)",
-            reconnections.clone(),
-        );
-        let cpu_turns = Family::<Label, Counter>::default();
-        registry.register(
+        let cpu_turns: Family<Label, Counter> = registered(
+            r,
             "cpu_turns",
             "Moves chosen by the CPU (for CPU seats and for absent or timed-out players), by level",
-            cpu_turns.clone(),
+            Family::default(),
         );
-        let cpu_think =
-            Family::<Label, Histogram>::new_with_constructor(|| Histogram::new(THINK_BUCKETS));
-        registry.register(
+        let cpu_think = registered(
+            r,
             "cpu_think_seconds",
             "How long the CPU took to choose a move, on its thread, by level",
-            cpu_think.clone(),
+            Family::<Label, Histogram>::new_with_constructor(|| Histogram::new(THINK_BUCKETS)),
         );
-        let storage_batch_writes = Histogram::new(BATCH_BUCKETS);
-        registry.register(
-            "storage_batch_writes",
-            "Storage writes (records, versions, archived games...) committed in one transaction",
-            storage_batch_writes.clone(),
-        );
-        let storage_commit_seconds = Histogram::new(SECONDS_BUCKETS);
-        registry.register(
-            "storage_commit_seconds",
-            "How long one storage transaction took to commit",
-            storage_commit_seconds.clone(),
-        );
-        let storage_errors = Counter::default();
-        registry.register(
-            "storage_errors",
-            "Storage transactions that failed, counting every try (each is retried until it succeeds)",
-            storage_errors.clone(),
-        );
-        let storage_failures = Counter::default();
-        registry.register(
-            "storage_failures",
-            "Times storage began to fail: rooms took no new writes until it worked again",
-            storage_failures.clone(),
-        );
-        let storage_queued_writes = Gauge::default();
-        registry.register(
-            "storage_queued_writes",
-            "Writes handed to storage and not committed yet (what rooms hold back waits for them)",
-            storage_queued_writes.clone(),
-        );
-        let rooms_set_aside = Counter::default();
-        registry.register(
-            "rooms_set_aside",
-            "Stored rooms that could not be rebuilt (invalid records, or a task that kept \
-             failing): not served, kept in storage",
-            rooms_set_aside.clone(),
-        );
-        let panics = Family::<Label, Counter>::default();
-        registry.register(
+        let panics: Family<Label, Counter> = registered(
+            r,
             "panics",
             "Panics caught, by where: a CPU search (a random legal move is played instead) or a \
              room's task",
-            panics.clone(),
+            Family::default(),
         );
         Metrics {
-            storage_failures,
-            storage_queued_writes,
-            rooms_set_aside,
-            panics: PanicSite::ALL.map(|p| panics.get_or_create_owned(&[("site", p.name())])),
             rooms: STATES.map(|s| rooms.get_or_create_owned(&[("state", status_name(s))])),
             players: clients.get_or_create_owned(&[("role", "player")]),
             spectators: clients.get_or_create_owned(&[("role", "spectator")]),
-            moves_accepted,
-            moves_rejected: rejected,
-            move_seconds,
-            queue_drops,
-            reconnections,
+            moves_accepted: registered(
+                r,
+                "moves_accepted",
+                "Moves accepted and acknowledged",
+                Counter::default(),
+            ),
+            moves_rejected: registered(
+                r,
+                "moves_rejected",
+                "Moves refused, by error code",
+                Family::default(),
+            ),
+            move_seconds: registered(
+                r,
+                "move_round_trip_seconds",
+                "From a move's arrival to its answer being queued for the client (an ack waits \
+                 for the move to be durable)",
+                Histogram::new(SECONDS_BUCKETS),
+            ),
+            queue_drops: registered(
+                r,
+                "broadcast_queue_drops",
+                "Connections closed because their outbound queue was full (too slow to keep up)",
+                Counter::default(),
+            ),
+            reconnections: registered(
+                r,
+                "reconnections",
+                "Players who came back to a seat they had dropped (counted per seat)",
+                Counter::default(),
+            ),
             cpu_turns: LEVELS.map(|l| cpu_turns.get_or_create_owned(&[("level", level_name(l))])),
             cpu_think_seconds: LEVELS
                 .map(|l| cpu_think.get_or_create_owned(&[("level", level_name(l))])),
-            storage_batch_writes,
-            storage_commit_seconds,
-            storage_errors,
+            storage: StorageMetrics::register(r),
+            rooms_set_aside: registered(
+                r,
+                "rooms_set_aside",
+                "Stored rooms that could not be rebuilt (invalid records, or a task that kept \
+                 failing): not served, kept in storage",
+                Counter::default(),
+            ),
+            panics: PanicSite::ALL.map(|p| panics.get_or_create_owned(&[("site", p.name())])),
             registry,
         }
     }
@@ -246,8 +258,8 @@ impl Metrics {
 
     /// Counts one storage transaction: its writes and how long it took.
     pub(crate) fn storage_commit(&self, writes: usize, took: Duration) {
-        self.storage_batch_writes.observe(writes as f64);
-        self.storage_commit_seconds.observe(took.as_secs_f64());
+        self.storage.batch_writes.observe(writes as f64);
+        self.storage.commit_seconds.observe(took.as_secs_f64());
     }
 
     /// Everything, in the text format.

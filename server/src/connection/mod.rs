@@ -371,12 +371,11 @@ struct MoveFields<'a> {
     mv: String,
 }
 
-/// A `move` message, parsed without the general path. Most messages are moves, and reading
+/// A `move` message, parsed without the general path: most messages are moves, and reading
 /// `ClientRequest` (tagged by a field that may come anywhere) first copies the whole message
-/// into an intermediate tree: 5,100 instructions a move, where this borrowing parse of the move's
-/// fields takes about 2,000 (callgrind). Anything that is not a well-formed move is left to the
-/// general path, which gives the same result for moves (a test checks it). A matcher written by
-/// hand saved 1,500 more (4.5% of a move's 33,300) and was not kept.
+/// into a tree (tests/perf/README.md, "What the hot path does"). Anything that is not a
+/// well-formed move is left to the general path, which gives the same result for moves (a test
+/// checks it).
 fn parse_move(text: &str) -> Option<ClientRequest> {
     let fields = serde_json::from_str::<MoveFields<'_>>(text).ok()?;
     let message = ClientMessage::Move {

@@ -7,9 +7,8 @@
 //! writer's waker with the socket), for the heartbeat, and to close.
 //!
 //! This is a trick on the hot path, kept because it pays: the plain design (a writer task fed
-//! by a channel) costs a send, a wake-up, a task switch and the writer's polls per frame, and
-//! delivers 1.18× fewer frames per server CPU-second (tests/perf/README.md, "The room writes a
-//! move's frames into its connections' sockets itself").
+//! by a channel) costs a send, a wake-up and a task switch per frame (tests/perf/README.md,
+//! "The room writes a move's frames into its connections' sockets itself").
 //!
 //! The queue is still bounded and nobody waits on it: a frame that finds the socket full waits
 //! in the queue for the writer, and a connection whose queue is full is dropped as too slow.

@@ -1,14 +1,8 @@
 //! Everything the server sends is one JSON text frame, serialised once and shared by every
 //! recipient ([`encode`]). Two frames are written by hand instead, because every move sends them
-//! and serde's general path cost more than the rest of the move; each is byte for byte what
-//! serialising its message gives, which a test checks over random games of every preset:
-//!
-//! | frame | by hand | through serde | of a move's 33,300 instructions |
-//! |---|---:|---:|---:|
-//! | `moved` | 2,930 | 8,880 | 18% saved |
-//! | `legal_moves` | 2,155 | 23,270 | 63% saved |
-//!
-//! (callgrind, release build, the frames of the test below: 17,752 moves.)
+//! and serde's general path cost more than the rest of the move (tests/perf/README.md, "What the
+//! hot path does"); each is byte for byte what serialising its message gives, which a test
+//! checks over random games of every preset.
 
 use axum::extract::ws::Utf8Bytes;
 use fourkings_engine::game::Ply;

@@ -159,7 +159,7 @@ impl StorageHandle {
                 ..
             } => {
                 let writes = std::mem::take(writes);
-                metrics.storage_queued_writes.inc_by(writes.len() as i64);
+                metrics.storage.queued_writes.inc_by(writes.len() as i64);
                 health.queued(writes.len());
                 let _ = tx.send(Request::Write { writes, report });
                 Written::Later
@@ -170,7 +170,7 @@ impl StorageHandle {
                 // A store that never waits has nothing to retry: a failure is a bug, and is
                 // logged rather than allowed to hold the room back forever.
                 if let Err(error) = storage.write(writes) {
-                    metrics.storage_errors.inc();
+                    metrics.storage.errors.inc();
                     tracing::error!(error = %Chain(&error), "storage write failed");
                 }
                 metrics.storage_commit(writes.len(), began.elapsed());
@@ -334,13 +334,13 @@ impl Writer<'_> {
             let Err(error) = result else {
                 break;
             };
-            self.metrics.storage_errors.inc();
+            self.metrics.storage.errors.inc();
             if self.failure.is_none() {
                 self.failure = Some(Failure {
                     since: Instant::now(),
                     pause: RETRY_FIRST,
                 });
-                self.metrics.storage_failures.inc();
+                self.metrics.storage.failures.inc();
                 tracing::error!(
                     error = %Chain(&error),
                     held = self.health.held(),
@@ -357,7 +357,7 @@ impl Writer<'_> {
             );
         }
         self.metrics.storage_commit(writes.len(), began.elapsed());
-        self.metrics.storage_queued_writes.dec_by(queued as i64);
+        self.metrics.storage.queued_writes.dec_by(queued as i64);
         true
     }
 
@@ -387,7 +387,7 @@ impl Writer<'_> {
     /// `count` of the rooms' writes will never be committed.
     fn dropped(&self, count: usize) {
         self.health.given_up(count);
-        self.metrics.storage_queued_writes.dec_by(count as i64);
+        self.metrics.storage.queued_writes.dec_by(count as i64);
     }
 
     /// Whether `writes` are from a fenced room (one request's writes are all one room's).

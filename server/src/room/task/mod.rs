@@ -348,8 +348,8 @@ impl Room {
 
     /// The room's task: commands and timers one at a time, until the room is closed (nobody
     /// connected for the idle time), every handle is gone, or the server stops.
-    // Boxed: the supervisor keeps its room between runs, and a room held inline both there and in
-    // the run's future took its 4.4 KB twice.
+    // Boxed: the supervisor keeps its room between runs, and inline the room would take its
+    // size twice, there and in the run's future.
     async fn run(mut self: Box<Self>, inbox: &mut mpsc::Receiver<Command>) -> Ended {
         let shutdown = self.context.shutdown.clone();
         // The stop signal and the timer are made once and re-armed only when the deadline

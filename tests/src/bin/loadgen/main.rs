@@ -1,5 +1,6 @@
 //! `loadgen`: measures a running server under load, or runs the whole comparison of the game
-//! server against the raw baseline (`baseline-server`) and prints the table of issue 8.
+//! server against the raw baseline (`baseline-server`) and prints the table that
+//! `tests/perf/README.md` keeps ("Server speed").
 //!
 //! ```sh
 //! # One scenario against a server already running (its pid for the CPU and memory readings):
