@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchOptions, SearchRoot};
+use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchMemory, SearchOptions, SearchRoot};
 use fourkings_engine::notation::{write_coordinate, write_pgn, write_pgn4};
 use fourkings_engine::{Army, Format, Game, Outcome, Preset, RuleSet, Seat, Team};
 use rand::{Rng, SeedableRng};
@@ -579,6 +579,15 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         .iter()
         .map(|c| c.bot(setup.movetime))
         .collect();
+    // Each side keeps its table and histories over the game, as an engine in its own process
+    // (the other engine among them) does.
+    let mut memories: Vec<SearchMemory> = bots
+        .iter()
+        .map(|bot| match bot {
+            Some(_) => SearchMemory::default(),
+            None => SearchMemory::with_table_slots(0),
+        })
+        .collect();
     let mut opening = ChaCha8Rng::seed_from_u64(opening_seed);
     let mut nodes = 0;
     let mut other = OtherEngine::default();
@@ -618,7 +627,7 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
             let root = SearchRoot::from_game(&game).expect("a seat to move with moves");
             let seed = setup.seed ^ u64::from(ply) ^ (i as u64) << 32;
             let result = bot
-                .choose(&root, &limits, seed)
+                .choose_with(&mut memories[who], &root, &limits, seed)
                 .expect("a seat to move with moves");
             nodes += result.nodes;
             result.mv

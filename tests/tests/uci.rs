@@ -159,6 +159,43 @@ fn it_answers_uci_and_isready_and_plays_legal_moves_in_teams_ffa_and_duo() {
     engine.until("readyok");
 }
 
+/// The number after `word` in an `info` line.
+fn info_number(info: &str, word: &str) -> u64 {
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == word).expect("the word");
+    words[at + 1].parse().expect("a number")
+}
+
+#[test]
+fn the_table_is_kept_between_searches_until_a_new_game_and_hash_sizes_it() {
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let lines = engine.until("uciok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("option name Hash type spin")),
+        "{lines:?}"
+    );
+    engine.send("setoption name Hash value 0");
+    engine.until("info string Hash is a size in MiB");
+    engine.send("setoption name Hash value 8");
+    let search = |engine: &mut Engine| {
+        engine.send("position startpos moves h2h4 b7c7");
+        engine.send("go depth 6");
+        let info = engine.best_move().1;
+        assert_eq!(info_number(&info, "depth"), 6, "{info}");
+        info_number(&info, "nodes")
+    };
+    let fresh = search(&mut engine);
+    // The same search again, with what the first one stored: it visits fewer nodes.
+    let remembered = search(&mut engine);
+    assert!(remembered < fresh, "{remembered} nodes after {fresh}");
+    // A new game forgets: the same search as the first.
+    engine.send("ucinewgame");
+    assert_eq!(search(&mut engine), fresh);
+}
+
 #[test]
 fn stop_ends_an_infinite_search_with_a_move_and_the_engine_ends_with_its_input() {
     let mut engine = Engine::start();

@@ -26,12 +26,14 @@
 //! | `eval` | the static evaluation |
 //! | `ordering` | move ordering: table move, captures, killers, history |
 //! | `tt` | the transposition table |
+//! | `memory` | the table and histories a player keeps from one move to the next |
 //! | `choice` | how a level picks its move from the search (noise and slips for `easy`) |
 
 mod choice;
 mod eval;
 mod level;
 mod limits;
+mod memory;
 mod ordering;
 mod rules_state;
 mod search;
@@ -44,6 +46,7 @@ use thiserror::Error;
 pub use level::{Level, LevelSettings, ParseLevelError, SearchOptions};
 use limits::SHARP_FACTOR;
 pub use limits::{BANK_RESERVE, SearchLimits};
+pub use memory::{DEFAULT_TABLE_SLOTS, SearchMemory};
 
 use crate::army::{Army, ByArmy};
 use crate::board::ArmyStatus;
@@ -228,11 +231,25 @@ impl Bot {
         }
     }
 
-    /// Chooses a move for the seat to move (not for a walking king, whose moves the game draws).
-    /// Deterministic for a given root, seed and node budget
+    /// Chooses a move for the seat to move (not for a walking king, whose moves the game draws),
+    /// with a memory of its own. Deterministic for a given root, seed and node budget
     /// (a time budget or a cancel that strikes first may cut the search short).
     pub fn choose(
         &self,
+        root: &SearchRoot,
+        limits: &SearchLimits<'_>,
+        seed: u64,
+    ) -> Result<SearchResult, BotError> {
+        let mut memory = SearchMemory::with_table_slots(fresh_table_slots(&self.limits(limits)));
+        self.choose_with(&mut memory, root, limits, seed)
+    }
+
+    /// Chooses a move as [`Bot::choose`] does, starting from what `memory` kept of earlier
+    /// searches and leaving in it what this one learnt: a player that keeps one memory over a
+    /// game searches deeper, at the cost of its choice depending on the searches before it.
+    pub fn choose_with(
+        &self,
+        memory: &mut SearchMemory,
         root: &SearchRoot,
         limits: &SearchLimits<'_>,
         seed: u64,
@@ -244,12 +261,15 @@ impl Bot {
             return Err(BotError::WalkingKing);
         }
         let limits = self.limits(limits);
-        let mut searcher = searcher(root, root.position.turn(), &limits, self.settings.options);
+        let army = root.position.turn();
+        let mut searcher = searcher(root, army, &limits, self.settings.options, memory.take());
         let result = if self.settings.noise > 0 || self.settings.blunder_percent > 0 {
             choice::choose_with_slips(&mut searcher, &self.settings, &limits, seed)
         } else {
             choice::choose_best(&mut searcher, &limits)
         };
+        let (table, heuristics) = searcher.into_memory();
+        memory.restore(table, heuristics);
         Ok(result)
     }
 
@@ -257,7 +277,8 @@ impl Bot {
     /// level's budget as the upper bound): positive is good for it.
     pub fn assess(&self, root: &SearchRoot, army: Army, limits: &SearchLimits<'_>) -> i32 {
         let limits = self.limits(limits);
-        let mut searcher = searcher(root, army, &limits, self.settings.options);
+        let memory = SearchMemory::with_table_slots(fresh_table_slots(&limits)).take();
+        let mut searcher = searcher(root, army, &limits, self.settings.options, memory);
         choice::assess(&mut searcher, &limits)
     }
 
@@ -275,15 +296,26 @@ impl Bot {
     }
 }
 
-/// The most transposition-table slots a search uses.
+/// The most transposition-table slots a search with a memory of its own uses.
 const MAX_TABLE: usize = 1 << 19;
 
-/// A searcher from `root` in which `army`'s side maximises.
+/// The table slots of a search with a memory of its own. Interior nodes are about a third of
+/// all; a slot per node holds most of them. The cap (8 MiB) keeps the table quick to free: a
+/// 64 MiB one took tens of milliseconds to give back after a cancel.
+fn fresh_table_slots(limits: &SearchLimits<'_>) -> usize {
+    limits
+        .nodes
+        .map_or(MAX_TABLE, |n| (n as usize).min(MAX_TABLE))
+}
+
+/// A searcher from `root` in which `army`'s side maximises, with the table and histories of
+/// `memory`.
 fn searcher<'a>(
     root: &SearchRoot,
     army: Army,
     limits: &SearchLimits<'a>,
     options: SearchOptions,
+    memory: (tt::Table, ordering::Heuristics),
 ) -> Searcher<'a> {
     let view = Perspective {
         root: army,
@@ -301,12 +333,6 @@ fn searcher<'a>(
         root.mate_made_by,
         root.last_mover,
     );
-    // Interior nodes are about a third of all; a slot per node holds most of them. The cap
-    // (8 MiB) keeps a long search's table quick to free: a 64 MiB one took tens of
-    // milliseconds to give back after a cancel.
-    let entries = limits
-        .nodes
-        .map_or(MAX_TABLE, |n| (n as usize).min(MAX_TABLE));
     Searcher::new(
         root.position.clone(),
         state,
@@ -315,7 +341,7 @@ fn searcher<'a>(
         root.seat,
         root.moves.clone(),
         Budget::new(limits),
-        entries,
+        memory,
         options,
     )
 }
@@ -330,7 +356,14 @@ mod tests {
     /// exactly as before: every make was unmade, eliminations and points included.
     fn search_leaves_everything_as_it_was(root: &SearchRoot, depth: u8) {
         let limits = SearchLimits::depth(depth);
-        let mut s = searcher(root, root.position.turn(), &limits, SearchOptions::DEFAULT);
+        let memory = SearchMemory::default().take();
+        let mut s = searcher(
+            root,
+            root.position.turn(),
+            &limits,
+            SearchOptions::DEFAULT,
+            memory,
+        );
         let before = (s.pos.clone(), s.state.points);
         let result = choice::choose_best(&mut s, &limits);
         assert!(root.moves.contains(&result.mv));

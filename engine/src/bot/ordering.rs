@@ -76,6 +76,24 @@ impl Heuristics {
         }
     }
 
+    /// A placeholder with nothing allocated, never searched with.
+    pub(crate) fn empty() -> Heuristics {
+        Heuristics {
+            killers: Vec::new(),
+            history: Vec::new(),
+            continuation: Vec::new(),
+        }
+    }
+
+    /// Readies the heuristics for a new search: the killers are of the last search's plies,
+    /// so they go; the histories stay, as what they learnt of moves still holds.
+    pub(crate) fn begin_search(&mut self) {
+        if self.history.is_empty() {
+            *self = Heuristics::new();
+        }
+        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+    }
+
     #[inline]
     fn history_index(army: Army, mv: Move) -> usize {
         (army.index() * SQUARES + square_index(mv.from())) * SQUARES + square_index(mv.to())

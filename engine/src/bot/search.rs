@@ -24,7 +24,7 @@ use super::eval::{Perspective, VALUE};
 use super::limits::Budget;
 use super::ordering::{self, CONTINUATION_PLIES, Context, Heuristics, MAX_PLY, Scores};
 use super::rules_state::{GameState, MATE, MATE_BOUND, standings};
-use super::tt::{Bound, Table};
+use super::tt::{Bound, Hit, Table};
 use crate::board::{at, role_bits};
 
 /// How far the positional terms of the evaluation may plausibly move a material estimate:
@@ -84,6 +84,9 @@ pub(crate) struct Searcher<'a> {
     /// Duo: the seat to move at the root (the same player must be to move for a repetition).
     root_seat: Seat,
     pub(crate) tt: Table,
+    /// Mixed into every table key, so that a table kept between searches for different
+    /// armies never gives one army's score to another.
+    table_salt: u64,
     heuristics: Heuristics,
     pub(crate) budget: Budget<'a>,
     options: SearchOptions,
@@ -108,19 +111,22 @@ impl<'a> Searcher<'a> {
         root_seat: Seat,
         root_moves: MoveList,
         budget: Budget<'a>,
-        tt_entries: usize,
+        (tt, mut heuristics): (Table, Heuristics),
         options: SearchOptions,
     ) -> Searcher<'a> {
         let mut keys = Vec::with_capacity(history.len() + MAX_PLY + 1);
         keys.extend_from_slice(history);
+        heuristics.begin_search();
+        let table_salt = (view.root.index() as u64 + 1).wrapping_mul(0xd6e8_feb8_6659_fd93);
         Searcher {
             pos,
             state,
             view,
             keys,
             root_seat,
-            tt: Table::new(tt_entries),
-            heuristics: Heuristics::new(),
+            tt,
+            table_salt,
+            heuristics,
             budget,
             options,
             root_moves,
@@ -128,6 +134,11 @@ impl<'a> Searcher<'a> {
             extended: 0,
             contexts: [0; MAX_PLY + 1],
         }
+    }
+
+    /// The table and histories, for the next search.
+    pub(crate) fn into_memory(self) -> (Table, Heuristics) {
+        (self.tt, self.heuristics)
     }
 
     /// Whether `army`'s moves maximise the score.
@@ -175,7 +186,7 @@ impl<'a> Searcher<'a> {
     /// reached with other points is worth something else).
     #[inline]
     fn table_key(&self) -> u64 {
-        let mut key = self.pos.hash();
+        let mut key = self.pos.hash() ^ self.table_salt;
         if self.state.ffa() {
             for (i, p) in self.state.points.0.iter().enumerate() {
                 key ^= (*p as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15 >> i);
@@ -192,34 +203,13 @@ impl<'a> Searcher<'a> {
 
     /// Searches the current position to `depth` (plies; quiescence below 0) and returns its value
     /// to the bot's side, bounded by (`alpha`, `beta`).
-    fn node(&mut self, depth: i32, ply: usize, mut alpha: i32, mut beta: i32) -> i32 {
+    fn node(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
         if self.budget.tick() {
             return 0;
         }
-        let ffa = self.state.ffa();
         let key = self.repetition_key(ply);
-        if ply > 0 {
-            let clock = self.pos.halfmove_clock();
-            let rules = &self.state.rules;
-            // The limit for one army is the lowest there is: most nodes stop at that test.
-            let fifty = rules.fifty_move_limit(1).is_some_and(|n| clock >= n)
-                && rules
-                    .fifty_move_limit(self.pos.armies_taking_turns().len())
-                    .is_some_and(|n| clock >= n);
-            if fifty {
-                return self.state.draw_value(
-                    &mut self.pos,
-                    self.view.root,
-                    DrawReason::FiftyMoves,
-                );
-            }
-            if self.repeats(key) {
-                return self.state.draw_value(
-                    &mut self.pos,
-                    self.view.root,
-                    DrawReason::Repetition,
-                );
-            }
+        if let Some(draw) = self.drawn_by_rule(ply, key) {
+            return draw;
         }
         if ply >= MAX_PLY {
             return self.evaluate();
@@ -236,99 +226,192 @@ impl<'a> Searcher<'a> {
         if moves.is_empty() {
             return self.stuck(depth, ply, alpha, beta);
         }
-        if self.state.rules.king_capture
-            && !ffa
-            && moves
-                .iter()
-                .any(|&m| ordering::is_king_capture(&self.pos, m))
-        {
-            if ply == 0 {
-                let mv = *moves
-                    .iter()
-                    .find(|&&m| ordering::is_king_capture(&self.pos, m))
-                    .expect("just found");
-                self.root_best = Some((mv, self.win_for(side, 0)));
-            }
-            return self.win_for(side, ply);
+        if let Some(win) = self.king_capture_win(&moves, side, ply) {
+            return win;
         }
         let before = self.state.before(&self.pos);
         if depth <= 0 {
             return self.quiesce(&mut moves, &before, ply, alpha, beta);
         }
-
-        let options = self.options;
-        let maximizing = self.maximizing(side);
         // A PV node is one searched with an open window: its exact value is wanted.
         let pv_node = beta - alpha > 1;
         let tt_key = self.table_key();
         let hit = self.tt.probe(tt_key);
-        if let (Some(hit), true) = (hit, ply > 0 && !(options.principal_variation && pv_node)) {
-            if i32::from(hit.depth) >= depth {
-                let score = from_table(hit.score, ply);
-                let cut = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if cut {
-                    return score;
-                }
-            }
+        if let Some(score) = self.table_cut(hit, depth, ply, (alpha, beta), pv_node) {
+            return score;
+        }
+        let node = self.facts(NodeAt { depth, ply, key }, side, pv_node, hit);
+        if let Some(score) = self.cut_before_moves(&node, alpha, beta) {
+            return score;
         }
         let tt_move = hit.and_then(|h| h.mv);
-
-        let (alpha0, beta0) = (alpha, beta);
-        // The window and the static value as the side to move sees them (higher is better for
-        // it), so that each pruning rule is written once for both sides.
-        let sign = if maximizing { 1 } else { -1 };
-        let (side_alpha, side_beta) = if maximizing {
-            (alpha, beta)
+        let (best, best_move) = self.search_moves(&node, &mut moves, &before, tt_move, alpha, beta);
+        if self.budget.stopped {
+            return 0;
+        }
+        let bound = if best <= alpha {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
         } else {
-            (-beta, -alpha)
+            Bound::Exact
         };
-        let in_check = self.pos.is_check(side);
-        let prunable = ply > 0 && !pv_node && !in_check;
-        let static_value = (prunable && (options.futility || options.null_move))
-            .then(|| sign * self.static_value(hit.map(|h| from_table(h.score, ply)), depth))
-            .filter(|v| v.abs() < MATE_BOUND);
+        self.tt
+            .store(tt_key, best_move, to_table(best, ply), depth as i8, bound);
+        best
+    }
 
-        if let (true, Some(v)) = (options.futility && depth <= FUTILITY_DEPTH, static_value) {
-            // Reverse futility: so far above the window that one quiet ply will not undo it.
-            if v - STATIC_MARGIN * depth >= side_beta && side_beta.abs() < MATE_BOUND {
-                return sign * v;
-            }
+    /// The draw the rules declare at a node below the root (the fifty-move rule, a repetition),
+    /// valued for the bot's side.
+    fn drawn_by_rule(&mut self, ply: usize, key: u64) -> Option<i32> {
+        if ply == 0 {
+            return None;
         }
-        if let (true, Some(v)) = (options.null_move && depth >= 2, static_value) {
-            if v >= side_beta && self.null_move_allowed(side) {
-                let reduction = (depth / 3 + 2).min(depth);
-                let (a, b) = if maximizing {
-                    (beta - 1, beta)
-                } else {
-                    (alpha, alpha + 1)
-                };
-                let saved = (self.pos.turn, self.pos.en_passant, self.pos.hash);
-                self.contexts[ply] = 0;
-                self.pos.pass_turn();
-                self.keys.push(key);
-                let v = self.node(depth - reduction, ply + 1, a, b);
-                self.keys.pop();
-                (self.pos.turn, self.pos.en_passant, self.pos.hash) = saved;
-                if self.budget.stopped {
-                    return 0;
-                }
-                let cut = if maximizing { v >= beta } else { v <= alpha };
-                if cut && v.abs() < MATE_BOUND {
-                    return v;
-                }
-            }
+        let clock = self.pos.halfmove_clock();
+        let rules = &self.state.rules;
+        // The limit for one army is the lowest there is: most nodes stop at that test.
+        let fifty = rules.fifty_move_limit(1).is_some_and(|n| clock >= n)
+            && rules
+                .fifty_move_limit(self.pos.armies_taking_turns().len())
+                .is_some_and(|n| clock >= n);
+        let reason = if fifty {
+            DrawReason::FiftyMoves
+        } else if self.repeats(key) {
+            DrawReason::Repetition
+        } else {
+            return None;
+        };
+        Some(self.state.draw_value(&mut self.pos, self.view.root, reason))
+    }
+
+    /// A win for `side` when one of `moves` takes a king (king capture on, outside
+    /// free-for-all, where a king taken is points rather than the end).
+    fn king_capture_win(&mut self, moves: &MoveList, side: Army, ply: usize) -> Option<i32> {
+        if !self.state.rules.king_capture || self.state.ffa() {
+            return None;
         }
+        let mv = *moves
+            .iter()
+            .find(|&&m| ordering::is_king_capture(&self.pos, m))?;
+        if ply == 0 {
+            self.root_best = Some((mv, self.win_for(side, 0)));
+        }
+        Some(self.win_for(side, ply))
+    }
+
+    /// The table's score, where an entry deep enough settles the node (never at the root, nor
+    /// at a PV node when principal variation search wants its exact value).
+    fn table_cut(
+        &self,
+        hit: Option<Hit>,
+        depth: i32,
+        ply: usize,
+        (alpha, beta): (i32, i32),
+        pv_node: bool,
+    ) -> Option<i32> {
+        let hit = hit?;
+        if ply == 0 || (self.options.principal_variation && pv_node) {
+            return None;
+        }
+        if i32::from(hit.depth) < depth {
+            return None;
+        }
+        let score = from_table(hit.score, ply);
+        let cut = match hit.bound {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        };
+        cut.then_some(score)
+    }
+
+    /// What the pruning rules know of a node before its moves are searched.
+    fn facts(&self, at: NodeAt, side: Army, pv_node: bool, hit: Option<Hit>) -> NodeFacts {
+        let maximizing = self.maximizing(side);
+        let prunable = at.ply > 0 && !pv_node && !self.pos.is_check(side);
+        let options = self.options;
+        let sign = if maximizing { 1 } else { -1 };
+        let static_value = (prunable && (options.futility || options.null_move))
+            .then(|| {
+                let table_score = hit.map(|h| from_table(h.score, at.ply));
+                sign * self.static_value(table_score, at.depth)
+            })
+            .filter(|v| v.abs() < MATE_BOUND);
+        NodeFacts {
+            at,
+            side,
+            maximizing,
+            pv_node,
+            prunable,
+            static_value,
+        }
+    }
+
+    /// A cutoff before any move is searched: reverse futility (so far above the window that one
+    /// quiet ply will not undo it), or a null move that still fails high.
+    fn cut_before_moves(&mut self, node: &NodeFacts, alpha: i32, beta: i32) -> Option<i32> {
+        let options = self.options;
+        let NodeAt { depth, ply, key } = node.at;
+        let static_value = node.static_value?;
+        let (_, side_beta) = node.side_window(alpha, beta);
+        if options.futility
+            && depth <= FUTILITY_DEPTH
+            && static_value - STATIC_MARGIN * depth >= side_beta
+            && side_beta.abs() < MATE_BOUND
+        {
+            return Some(node.sign() * static_value);
+        }
+        if !(options.null_move && depth >= 2)
+            || static_value < side_beta
+            || !self.null_move_allowed(node.side)
+        {
+            return None;
+        }
+        let reduction = (depth / 3 + 2).min(depth);
+        let (a, b) = if node.maximizing {
+            (beta - 1, beta)
+        } else {
+            (alpha, alpha + 1)
+        };
+        let saved = (self.pos.turn, self.pos.en_passant, self.pos.hash);
+        self.contexts[ply] = 0;
+        self.pos.pass_turn();
+        self.keys.push(key);
+        let v = self.node(depth - reduction, ply + 1, a, b);
+        self.keys.pop();
+        (self.pos.turn, self.pos.en_passant, self.pos.hash) = saved;
+        if self.budget.stopped {
+            return Some(0);
+        }
+        let cut = if node.maximizing {
+            v >= beta
+        } else {
+            v <= alpha
+        };
+        (cut && v.abs() < MATE_BOUND).then_some(v)
+    }
+
+    /// Searches the node's moves in order, best first, until one cuts off: the best score and
+    /// the move that gave it (`None` when every move was pruned, or nothing beat the window).
+    fn search_moves(
+        &mut self,
+        node: &NodeFacts,
+        moves: &mut MoveList,
+        before: &Before,
+        tt_move: Option<Move>,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> (i32, Option<Move>) {
+        let options = self.options;
+        let NodeAt { depth, ply, key } = node.at;
+        let maximizing = node.maximizing;
         let mut best = if maximizing { -INFINITY } else { INFINITY };
         let mut best_move = None;
         let mut scores = Scores::new();
         let earlier = self.earlier_contexts(ply);
         ordering::score_moves(
             &self.pos,
-            &moves,
+            moves,
             tt_move,
             &self.heuristics,
             ply,
@@ -339,66 +422,53 @@ impl<'a> Searcher<'a> {
         let mut tried = arrayvec::ArrayVec::<Move, 32>::new();
         self.keys.push(key);
         // How many quiet moves late move pruning searches at this depth, if it prunes here.
-        let prune_after = (options.late_move_pruning && prunable)
+        let prune_after = (options.late_move_pruning && node.prunable)
             .then(|| late_move_count(options.principal_variation, depth))
             .flatten();
         // Quiet moves that cannot lift the static value to the window are skipped.
+        let (side_alpha, _) = node.side_window(alpha, beta);
         let futile = options.futility
-            && prunable
+            && node.prunable
             && depth <= FUTILITY_DEPTH
-            && static_value.is_some_and(|v| v + FUTILITY_MARGIN * depth <= side_alpha);
+            && node
+                .static_value
+                .is_some_and(|v| v + FUTILITY_MARGIN * depth <= side_alpha);
         let mut quiets = 0;
         // Enemies already in check before this node's move: a move checks only those it puts
         // in check.
-        let checked_before = self.enemies_in_check(side);
+        let checked_before = self.enemies_in_check(node.side);
         for i in 0..moves.len() {
-            ordering::pick(&mut moves, &mut scores, i);
+            ordering::pick(moves, &mut scores, i);
             let mv = moves[i];
             let quiet = ordering::is_quiet(&self.pos, mv);
             let losing = best.abs() >= MATE_BOUND;
             let may_prune = quiet && best_move.is_some() && !losing;
-            let pruned_late = may_prune && prune_after.is_some_and(|n| quiets >= n);
-            let pruned_futile = may_prune && futile;
+            let pruned = may_prune && (futile || prune_after.is_some_and(|n| quiets >= n));
             self.contexts[ply] =
                 ordering::context(role_bits(at(&self.pos.cells, mv.from())), mv.to());
-            let made = self.state.make(&mut self.pos, mv, &before);
+            let made = self.state.make(&mut self.pos, mv, before);
             // An enemy put in check (the next player, or the one who moves after the partner,
             // whom the partner may not save): never pruned or reduced, and perhaps extended.
             let checks = made.decision.is_none()
-                && (options.check_extensions || pruned_late || pruned_futile)
+                && (options.check_extensions || pruned)
                 && (self.pos.is_check(self.pos.turn)
-                    || self.enemies_in_check(side) & !checked_before != 0);
-            if (pruned_late || pruned_futile) && !checks {
+                    || self.enemies_in_check(node.side) & !checked_before != 0);
+            if pruned && !checks {
                 self.state.unmake(&mut self.pos, made);
                 continue;
             }
             if quiet && !checks {
                 quiets += 1;
             }
-            let extend = options.check_extensions
-                && checks
-                && self.extended < MAX_EXTENSIONS
-                && (i < 6 || pv_node);
-            let new_depth = depth - 1 + i32::from(extend);
-            self.extended += u32::from(extend);
-            let score = if let Some(decision) = made.decision {
-                self.decided(decision, ply + 1)
-            } else if i == 0 {
-                self.node(new_depth, ply + 1, alpha, beta)
-            } else {
-                let reduction =
-                    if options.late_move_reductions && quiet && !checks && depth >= 3 && ply > 0 {
-                        self.reduction(depth, i, pv_node)
-                    } else {
-                        0
-                    };
-                self.search_late_move(new_depth, reduction, ply, alpha, beta, maximizing)
+            let the_move = MoveAt {
+                index: i,
+                quiet,
+                checks,
             };
-            self.extended -= u32::from(extend);
+            let score = self.score_made_move(node, made.decision, the_move, alpha, beta);
             self.state.unmake(&mut self.pos, made);
             if self.budget.stopped {
-                self.keys.pop();
-                return 0;
+                break;
             }
             let better = if maximizing {
                 score > best
@@ -429,16 +499,48 @@ impl<'a> Searcher<'a> {
             }
         }
         self.keys.pop();
-        let bound = if best <= alpha0 {
-            Bound::Upper
-        } else if best >= beta0 {
-            Bound::Lower
+        (best, best_move)
+    }
+
+    /// The score of a move just made at `node`: the game's end if it brought one, else the
+    /// search below it, extended for a check and reduced when late and quiet.
+    fn score_made_move(
+        &mut self,
+        node: &NodeFacts,
+        decision: Option<Decision>,
+        the_move: MoveAt,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let options = self.options;
+        let NodeAt { depth, ply, .. } = node.at;
+        let MoveAt {
+            index,
+            quiet,
+            checks,
+        } = the_move;
+        if let Some(decision) = decision {
+            return self.decided(decision, ply + 1);
+        }
+        let extend = options.check_extensions
+            && checks
+            && self.extended < MAX_EXTENSIONS
+            && (index < 6 || node.pv_node);
+        let new_depth = depth - 1 + i32::from(extend);
+        self.extended += u32::from(extend);
+        let score = if index == 0 {
+            self.node(new_depth, ply + 1, alpha, beta)
         } else {
-            Bound::Exact
+            let reduction =
+                if options.late_move_reductions && quiet && !checks && depth >= 3 && ply > 0 {
+                    self.reduction(depth, index, node.pv_node)
+                } else {
+                    0
+                };
+            self.search_late_move(new_depth, reduction, ply, alpha, beta, node.maximizing)
         };
-        self.tt
-            .store(tt_key, best_move, to_table(best, ply), depth as i8, bound);
-        best
+        self.extended -= u32::from(extend);
+        score
     }
 
     /// The contexts of the moves [`CONTINUATION_PLIES`] before the node at `ply` (none before
@@ -558,6 +660,9 @@ impl<'a> Searcher<'a> {
     ) -> i32 {
         let side = self.pos.turn;
         let maximizing = self.maximizing(side);
+        if self.options.quiescence_evasions && self.pos.is_check(side) {
+            return self.evade(moves, before, ply, alpha, beta);
+        }
         let estimate = self
             .view
             .estimate(&self.pos, &self.state.material, &self.state.points.0);
@@ -644,6 +749,53 @@ impl<'a> Searcher<'a> {
         best
     }
 
+    /// Quiescence in check: no standing pat, every evasion searched (still in quiescence), so
+    /// that a line of captures that ends in a mate is scored as one.
+    fn evade(
+        &mut self,
+        moves: &mut MoveList,
+        before: &Before,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        let maximizing = self.maximizing(self.pos.turn);
+        let mut best = if maximizing { -INFINITY } else { INFINITY };
+        let mut scores = Scores::new();
+        ordering::score_moves(
+            &self.pos,
+            moves,
+            None,
+            &self.heuristics,
+            ply,
+            &[0; 3],
+            &mut scores,
+        );
+        for i in 0..moves.len() {
+            ordering::pick(moves, &mut scores, i);
+            let made = self.state.make(&mut self.pos, moves[i], before);
+            let score = match made.decision {
+                Some(decision) => self.decided(decision, ply + 1),
+                None => self.node(-1, ply + 1, alpha, beta),
+            };
+            self.state.unmake(&mut self.pos, made);
+            if self.budget.stopped {
+                return 0;
+            }
+            if maximizing {
+                best = best.max(score);
+                alpha = alpha.max(score);
+            } else {
+                best = best.min(score);
+                beta = beta.min(score);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
     #[inline]
     pub(crate) fn evaluate(&self) -> i32 {
         self.view.evaluate(&self.pos, &self.state.points.0)
@@ -707,6 +859,60 @@ impl<'a> Searcher<'a> {
 }
 
 /// A score as the table keeps it: wins counted from this node, not from the root.
+/// Where a node is: its remaining depth, its distance from the root and its repetition key.
+#[derive(Clone, Copy)]
+struct NodeAt {
+    depth: i32,
+    ply: usize,
+    key: u64,
+}
+
+/// What the pruning rules know of a node before its moves are searched.
+#[derive(Clone, Copy)]
+struct NodeFacts {
+    at: NodeAt,
+    /// The army to move.
+    side: Army,
+    /// Whether the side to move maximises the score.
+    maximizing: bool,
+    /// Searched with an open window: its exact value is wanted.
+    pv_node: bool,
+    /// Not the root, not a PV node, not in check: where pruning may cut.
+    prunable: bool,
+    /// The static value as the side to move sees it (higher is better for it), where the
+    /// pruning rules want one.
+    static_value: Option<i32>,
+}
+
+impl NodeFacts {
+    /// +1 where the side to move maximises, −1 where it minimises: what turns a value for the
+    /// bot's side into one for the side to move, and back.
+    fn sign(&self) -> i32 {
+        if self.maximizing { 1 } else { -1 }
+    }
+
+    /// The window (`alpha`, `beta`) as the side to move sees it, so that each pruning rule is
+    /// written once for both sides.
+    fn side_window(&self, alpha: i32, beta: i32) -> (i32, i32) {
+        if self.maximizing {
+            (alpha, beta)
+        } else {
+            (-beta, -alpha)
+        }
+    }
+}
+
+/// A move of a node's list as the search treats it.
+#[derive(Clone, Copy)]
+struct MoveAt {
+    /// Its place in the searched order.
+    index: usize,
+    /// Neither a capture nor a promotion.
+    quiet: bool,
+    /// It puts an enemy king in check.
+    checks: bool,
+}
+
 #[inline]
 fn to_table(score: i32, ply: usize) -> i32 {
     if score > MATE_BOUND {

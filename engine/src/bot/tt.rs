@@ -65,6 +65,9 @@ pub(crate) struct Table {
 }
 
 impl Table {
+    /// The memory one slot takes: a key and an entry.
+    pub(crate) const SLOT_BYTES: usize = 16;
+
     /// A table of at least `min_entries` slots (rounded up to a power of two).
     pub(crate) fn new(min_entries: usize) -> Table {
         let size = min_entries.max(1024).next_power_of_two();
@@ -72,6 +75,11 @@ impl Table {
             words: vec![0; 2 * size],
             mask: size - 1,
         }
+    }
+
+    /// How many slots the table has.
+    pub(crate) fn slots(&self) -> usize {
+        self.mask + 1
     }
 
     #[inline]

@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use clap::Args;
-use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchRoot};
+use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchMemory, SearchRoot};
 use fourkings_engine::notation::{self, write_coordinate};
 use fourkings_engine::{Game, Preset, RuleSet};
 
@@ -32,6 +32,11 @@ pub(crate) struct UciArgs {
     #[arg(long, default_value = "hard")]
     level: Level,
 }
+
+/// The table's size when `setoption name Hash` has not set it (MiB).
+const DEFAULT_HASH_MEGABYTES: usize = 32;
+/// The largest table `setoption name Hash` may ask for (MiB).
+const MAX_HASH_MEGABYTES: usize = 4096;
 
 /// How long a search may run when `go` names no time (`infinite`, `depth`, `nodes`): until `stop`.
 const NO_TIME_LIMIT: Duration = Duration::from_secs(24 * 3600);
@@ -55,14 +60,19 @@ struct Engine {
     level: Level,
     game: Game,
     search: Option<Search>,
+    /// The table and histories kept from one search to the next (lent to the search while one
+    /// runs), as engines keep them between `go` commands; `ucinewgame` empties it.
+    memory: Option<SearchMemory>,
+    /// The table's size in MiB (`setoption name Hash`).
+    hash_megabytes: usize,
     /// Seeds each search differently, the same way on every run.
     searches: u64,
 }
 
-/// A search on its own thread, and the flag that stops it.
+/// A search on its own thread, and the flag that stops it; the thread gives the memory back.
 struct Search {
     cancel: Arc<AtomicBool>,
-    thread: JoinHandle<()>,
+    thread: JoinHandle<SearchMemory>,
 }
 
 /// What `go` asked for.
@@ -82,8 +92,17 @@ impl Engine {
             level,
             game: new_game(preset.rules()),
             search: None,
+            memory: None,
+            hash_megabytes: DEFAULT_HASH_MEGABYTES,
             searches: 0,
         }
+    }
+
+    /// The memory for the next search: the one kept, or a new one.
+    fn take_memory(&mut self) -> SearchMemory {
+        self.memory
+            .take()
+            .unwrap_or_else(|| SearchMemory::with_megabytes(self.hash_megabytes))
     }
 
     /// Handles one line; `false` when the program should end.
@@ -100,6 +119,7 @@ impl Engine {
                     "id name Four Kings {}\nid author the Four Kings developers\n\
                      option name Rules type combo default {}{presets}\n\
                      option name Level type combo default {} var easy var medium var hard\n\
+                     option name Hash type spin default {DEFAULT_HASH_MEGABYTES} min 1 max {MAX_HASH_MEGABYTES}\n\
                      uciok",
                     env!("CARGO_PKG_VERSION"),
                     self.preset.name(),
@@ -112,6 +132,7 @@ impl Engine {
             Some("ucinewgame") => {
                 self.stop();
                 self.game = new_game(self.preset.rules());
+                self.memory = None;
             }
             Some("position") => {
                 self.stop();
@@ -153,8 +174,18 @@ impl Engine {
                 Ok(level) => self.level = level,
                 Err(e) => say(&format!("info string {e}")),
             },
-            // One thread, and the table the level sizes: accepted, as 4pchess's tools send them.
-            "threads" | "hash" => {}
+            "hash" => match value.parse::<usize>() {
+                Ok(mb) if (1..=MAX_HASH_MEGABYTES).contains(&mb) => {
+                    self.stop();
+                    self.hash_megabytes = mb;
+                    self.memory = None;
+                }
+                _ => say(&format!(
+                    "info string Hash is a size in MiB, 1 to {MAX_HASH_MEGABYTES}"
+                )),
+            },
+            // One thread: accepted, as 4pchess's tools send it.
+            "threads" => {}
             other => say(&format!("info string unknown option {other:?}")),
         }
     }
@@ -202,9 +233,10 @@ impl Engine {
         let flag = cancel.clone();
         let seed = self.searches;
         self.searches += 1;
+        let mut memory = self.take_memory();
         let thread = std::thread::spawn(move || {
             let limits = timed.with_cancel(&flag);
-            match bot.choose(&root, &limits, seed) {
+            match bot.choose_with(&mut memory, &root, &limits, seed) {
                 Ok(result) => {
                     let pv: Vec<String> = result.pv.iter().map(|&m| write_coordinate(m)).collect();
                     say(&format!(
@@ -219,6 +251,7 @@ impl Engine {
                 }
                 Err(e) => say(&format!("info string {e}\nbestmove (none)")),
             }
+            memory
         });
         self.search = Some(Search { cancel, thread });
     }
@@ -227,7 +260,8 @@ impl Engine {
     fn stop(&mut self) {
         if let Some(search) = self.search.take() {
             search.cancel.store(true, Ordering::Relaxed);
-            let _ = search.thread.join();
+            // A search that panicked took its memory with it: the next one starts afresh.
+            self.memory = search.thread.join().ok();
         }
     }
 }
