@@ -120,6 +120,10 @@ pub struct Config {
         default_value_t = 1.5
     )]
     pub cpu_takeback_wait_seconds: f64,
+    /// The table each hard CPU search keeps from one move to the next, in MiB (one for each hard
+    /// search running at once, so at most `--cpu-threads` of them).
+    #[arg(long, env = "FOURKINGS_CPU_TABLE_MIB", default_value_t = 32)]
+    pub cpu_table_mib: usize,
     /// How CPU players choose their moves.
     #[arg(long, env = "FOURKINGS_CPU_STRATEGY", value_enum, default_value_t = CpuStrategy::Bot)]
     pub cpu_strategy: CpuStrategy,

@@ -2,11 +2,13 @@
 //! pool of blocking threads they think on, off the async runtime.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use fourkings_engine::bot::{Bot, Level, SearchLimits, SearchRoot};
+use fourkings_engine::bot::{
+    Bot, BotError, Level, SearchLimits, SearchMemory, SearchResult, SearchRoot,
+};
 use fourkings_engine::{Game, Move, Seat};
 use fourkings_protocol::CpuLevel;
 use rand::{Rng, SeedableRng};
@@ -63,8 +65,67 @@ impl Strategy for RandomMover {
 
 /// The engine's bot at the request's level, within the request's budget, stopped by its cancel
 /// flag.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct EngineBot;
+///
+/// Hard, which thinks for a time rather than to a node budget, keeps its search memory (the
+/// table and the histories) from one search to the next, as an engine playing a whole game does:
+/// at a second a move it plays far better so (engine/README.md, "The bot"). The memories are
+/// shared by every room, one for each hard search running at once (never more than the CPU
+/// threads), each of `--cpu-table-mib`. Easy and medium start every search afresh, so that a
+/// node budget gives the same move on any machine.
+#[derive(Debug)]
+pub struct EngineBot {
+    /// Memories not in use by a search.
+    memories: Mutex<Vec<SearchMemory>>,
+    /// The size of each memory's table.
+    table_megabytes: usize,
+}
+
+impl EngineBot {
+    /// A bot whose hard searches keep tables of `table_megabytes` MiB.
+    pub fn new(table_megabytes: usize) -> EngineBot {
+        EngineBot {
+            memories: Mutex::new(Vec::new()),
+            table_megabytes: table_megabytes.max(1),
+        }
+    }
+
+    /// How many memories are kept for hard searches (not counting those in use).
+    pub fn memories_kept(&self) -> usize {
+        self.memories
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Chooses with a kept memory (or a new one), and keeps it again afterwards; a search that
+    /// panics takes its memory with it.
+    fn choose_remembering(
+        &self,
+        bot: &Bot,
+        request: &CpuRequest,
+        limits: &SearchLimits<'_>,
+    ) -> Result<SearchResult, BotError> {
+        let kept = self
+            .memories
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let mut memory = kept.unwrap_or_else(|| SearchMemory::with_megabytes(self.table_megabytes));
+        let result = bot.choose_with(&mut memory, &request.root, limits, request.seed);
+        self.memories
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(memory);
+        result
+    }
+}
+
+impl Default for EngineBot {
+    /// Tables of 32 MiB.
+    fn default() -> EngineBot {
+        EngineBot::new(32)
+    }
+}
 
 /// The engine's level for a protocol level.
 pub fn engine_level(level: CpuLevel) -> Level {
@@ -91,7 +152,12 @@ impl Strategy for EngineBot {
         if let Some(target) = request.target {
             limits = limits.with_target(target);
         }
-        match bot.choose(&request.root, &limits, request.seed) {
+        let chosen = if bot.settings().nodes.is_none() {
+            self.choose_remembering(&bot, request, &limits)
+        } else {
+            bot.choose(&request.root, &limits, request.seed)
+        };
+        match chosen {
             Ok(result) => result.mv,
             // The room never asks without a move to choose; any legal move is an answer.
             Err(_) => request.root.moves()[0],
@@ -186,4 +252,36 @@ pub(crate) enum CpuFailure {
     /// The strategy chose a move it was not offered.
     #[error("the CPU chose {0}, which was not among the moves it was offered")]
     NotOffered(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use fourkings_engine::Preset;
+
+    use super::*;
+
+    fn request(level: CpuLevel) -> CpuRequest {
+        let game = Game::new(Preset::Teams.rules()).unwrap();
+        CpuRequest {
+            root: SearchRoot::from_game(&game).unwrap(),
+            budget: Duration::from_millis(30),
+            target: None,
+            level,
+            seed: 1,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    #[test]
+    fn hard_keeps_one_memory_between_searches_and_the_node_budgeted_levels_none() {
+        let bot = EngineBot::new(1);
+        let medium = request(CpuLevel::Medium);
+        assert!(medium.root.moves().contains(&bot.choose(&medium)));
+        assert_eq!(bot.memories_kept(), 0);
+        let hard = request(CpuLevel::Hard);
+        for _ in 0..2 {
+            assert!(hard.root.moves().contains(&bot.choose(&hard)));
+            assert_eq!(bot.memories_kept(), 1);
+        }
+    }
 }

@@ -122,7 +122,7 @@ impl Server {
     pub async fn start(config: Config) -> Result<Server, StartError> {
         let strategy: Arc<dyn Strategy> = match config.cpu_strategy {
             CpuStrategy::Random => Arc::new(RandomMover),
-            CpuStrategy::Bot => Arc::new(EngineBot),
+            CpuStrategy::Bot => Arc::new(EngineBot::new(config.cpu_table_mib)),
         };
         Server::start_with(config, strategy).await
     }

@@ -65,7 +65,7 @@ async fn play_room(server: Arc<TestServer>, ready: Arc<Barrier>, index: usize) -
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_rooms_of_thinking_cpus_acknowledge_every_move_of_their_people() {
-    let server = Arc::new(TestServer::with_strategy(|_| {}, Arc::new(EngineBot)).await);
+    let server = Arc::new(TestServer::with_strategy(|_| {}, Arc::new(EngineBot::default())).await);
     let started = Instant::now();
     let ready = Arc::new(Barrier::new(ROOMS));
     let rooms: Vec<_> = (0..ROOMS)

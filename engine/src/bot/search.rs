@@ -11,6 +11,7 @@
 //! king capture at hand (where the rules allow it) the side to move wins on the spot. Leaves are
 //! resolved by a quiescence search over captures and promotions.
 
+use std::hash::{Hash, Hasher};
 use std::sync::LazyLock;
 
 use crate::army::{Army, ArmySet};
@@ -18,6 +19,7 @@ use crate::game::referee::{Before, Decision};
 use crate::game::{DrawReason, Seat, repetition_key};
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
+use crate::rules::{Format, RuleSet};
 
 use super::SearchOptions;
 use super::eval::{Perspective, VALUE};
@@ -84,8 +86,8 @@ pub(crate) struct Searcher<'a> {
     /// Duo: the seat to move at the root (the same player must be to move for a repetition).
     root_seat: Seat,
     pub(crate) tt: Table,
-    /// Mixed into every table key, so that a table kept between searches for different
-    /// armies never gives one army's score to another.
+    /// Mixed into every table key, so that a table kept between searches for different armies,
+    /// rules or evaluations never gives one's score to another ([`table_salt`]).
     table_salt: u64,
     heuristics: Heuristics,
     pub(crate) budget: Budget<'a>,
@@ -117,7 +119,7 @@ impl<'a> Searcher<'a> {
         let mut keys = Vec::with_capacity(history.len() + MAX_PLY + 1);
         keys.extend_from_slice(history);
         heuristics.begin_search();
-        let table_salt = (view.root.index() as u64 + 1).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        let table_salt = table_salt(&view, &state.rules);
         Searcher {
             pos,
             state,
@@ -911,6 +913,20 @@ struct MoveAt {
     quiet: bool,
     /// It puts an enemy king in check.
     checks: bool,
+}
+
+/// What sets a search's scores apart besides the position: whose side they are from, the rules
+/// and the evaluation's terms. Partners in Teams score every position alike (the evaluation,
+/// mates and draws look at a team, never at one army of it), so they share their entries, and
+/// each partner's search finds what the other's found two plies earlier.
+fn table_salt(view: &Perspective, rules: &RuleSet) -> u64 {
+    let side = match rules.format {
+        Format::Teams => view.root.index() % 2,
+        _ => view.root.index(),
+    };
+    let mut hasher = std::hash::DefaultHasher::new();
+    (side, rules, view.features.king_zone, view.features.threats).hash(&mut hasher);
+    hasher.finish()
 }
 
 #[inline]
