@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use fourkings_engine::Preset;
-use fourkings_protocol::{CreateRoomResponse, ErrorBody, ErrorCode, SettingsPatch};
+use fourkings_protocol::{CreateRoomResponse, ErrorBody, ErrorCode, Settings, SettingsPatch};
 use tokio::sync::oneshot;
 use tokio_util::task::TaskTracker;
 
@@ -144,29 +144,9 @@ async fn create_room(
     if state.health.draining() {
         return shutting_down();
     }
-    let patch: SettingsPatch = if body.iter().all(u8::is_ascii_whitespace) {
-        SettingsPatch::default()
-    } else {
-        match serde_json::from_slice(&body) {
-            Ok(patch) => patch,
-            Err(e) => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    ErrorCode::InvalidSettings,
-                    e.to_string(),
-                );
-            }
-        }
-    };
-    let settings = match rules::apply(&rules::defaults(Preset::Teams), &patch) {
+    let settings = match new_room_settings(&body) {
         Ok(settings) => settings,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidSettings,
-                e.to_string(),
-            );
-        }
+        Err(why) => return error(StatusCode::BAD_REQUEST, ErrorCode::InvalidSettings, why),
     };
     // Refused at once while storage takes no writes: the room could not be stored.
     if state.storage.health().is_err() {
@@ -176,16 +156,7 @@ async fn create_room(
     let client = state.limits.client(peer.ip(), &headers);
     if let Err(too_fast) = state.limits.create_room(client) {
         tracing::debug!(%client, "room creation refused: too many from this address");
-        let mut response = error(
-            StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::RateLimited,
-            "this address has created rooms faster than it may; try again later",
-        );
-        let seconds = too_fast.retry_after.as_secs_f64().ceil().max(1.0) as u64;
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
-        return response;
+        return creating_too_fast(too_fast.retry_after);
     }
     match state.directory.create(settings) {
         Ok((id, host_token)) => {
@@ -216,6 +187,31 @@ async fn create_room(
             "the server holds all the rooms it may",
         ),
     }
+}
+
+/// The settings of a new room: the body's patch (none for an empty body) over the Teams
+/// defaults, or why they are refused.
+fn new_room_settings(body: &[u8]) -> Result<Settings, String> {
+    let patch: SettingsPatch = if body.iter().all(u8::is_ascii_whitespace) {
+        SettingsPatch::default()
+    } else {
+        serde_json::from_slice(body).map_err(|e| e.to_string())?
+    };
+    rules::apply(&rules::defaults(Preset::Teams), &patch).map_err(|e| e.to_string())
+}
+
+/// `429 rate_limited`, with when to try again.
+fn creating_too_fast(retry_after: std::time::Duration) -> Response {
+    let mut response = error(
+        StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::RateLimited,
+        "this address has created rooms faster than it may; try again later",
+    );
+    let seconds = retry_after.as_secs_f64().ceil().max(1.0) as u64;
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+    response
 }
 
 async fn room_info(State(state): State<AppState>, Path(id): Path<String>) -> Response {

@@ -411,6 +411,14 @@ impl Report {
                 );
             }
         }
+        self.write_how_games_went(&mut out, width);
+        out
+    }
+
+    /// The table's lines after the scores: how long games were, how clocks were spent, what the
+    /// other engine did, and the match's speed.
+    fn write_how_games_went(&self, out: &mut String, width: usize) {
+        let m = &self.setup;
         let _ = writeln!(
             out,
             "{} games ended at the move limit; {:.0} plies per game on average",
@@ -452,7 +460,6 @@ impl Report {
             self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9) / 1e6,
             m.threads
         );
-        out
     }
 }
 
@@ -574,23 +581,7 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
     let group = if teams { i / 2 } else { i / 4 };
     let opening_seed = setup.seed ^ (group as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut game = Game::with_seed(rules, opening_seed).expect("validated rules");
-    let bots: Vec<Option<Bot>> = setup
-        .contenders
-        .iter()
-        .map(|c| c.bot(setup.movetime))
-        .collect();
-    // Each side keeps its table and histories over the game, as an engine in its own process
-    // (the other engine among them) does.
-    let mut memories: Vec<SearchMemory> = bots
-        .iter()
-        .map(|bot| match bot {
-            Some(_) => SearchMemory::default(),
-            None => SearchMemory::with_table_slots(0),
-        })
-        .collect();
-    let mut opening = ChaCha8Rng::seed_from_u64(opening_seed);
-    let mut nodes = 0;
-    let mut other = OtherEngine::default();
+    let mut players = Players::new(setup, opening_seed);
     // Every move so far in coordinate form, for the other engine's `position`.
     let mut history: Vec<String> = Vec::new();
     let mut forfeit = None;
@@ -608,7 +599,6 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         }
         let seat = game.to_move().expect("the game goes on");
         let who = contender_of(setup.contenders.len(), i, seat, teams);
-        let moves = game.legal_moves();
         let ply = game.ply_count();
         let thinks = ply >= setup.random_plies && setup.contenders[who] != Contender::Random;
         let clock = setup.clock.filter(|_| thinks);
@@ -621,30 +611,12 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
             (None, None) => SearchLimits::default(),
         };
         let began = Instant::now();
-        let mv = if ply < setup.random_plies {
-            moves[opening.random_range(0..moves.len())]
-        } else if let Some(bot) = &bots[who] {
-            let root = SearchRoot::from_game(&game).expect("a seat to move with moves");
-            let seed = setup.seed ^ u64::from(ply) ^ (i as u64) << 32;
-            let result = bot
-                .choose_with(&mut memories[who], &root, &limits, seed)
-                .expect("a seat to move with moves");
-            nodes += result.nodes;
-            result.mv
-        } else if setup.contenders[who] == Contender::Engine {
-            // On a clock, the other engine is given what our bot would aim at (4pchess reads
-            // no clock).
-            let movetime = limits.target.or(setup.movetime);
-            match other.choose(setup, &game, &history, movetime) {
-                Ok(mv) => mv,
-                Err(why) => {
-                    forfeit = Some((who, format!("game {i}, ply {ply}: {why}")));
-                    break;
-                }
+        let mv = match players.choose(&game, (i, who), &history, &limits) {
+            Ok(mv) => mv,
+            Err(why) => {
+                forfeit = Some((who, format!("game {i}, ply {ply}: {why}")));
+                break;
             }
-        } else {
-            let mut rng = ChaCha8Rng::seed_from_u64(setup.seed ^ u64::from(ply) ^ i as u64);
-            moves[rng.random_range(0..moves.len())]
         };
         if let Some(c) = clock {
             let Some(left) = clock_use[who].record(began.elapsed(), *bank) else {
@@ -656,48 +628,8 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         history.push(write_coordinate(mv));
         game.play(seat, mv).expect("a legal move");
     }
-    let n = setup.contenders.len();
-    let mut scores = vec![0.0; n];
-    let mut points = vec![0; n];
-    let mut move_limit = false;
-    if let Some((loser, _)) = &forfeit {
-        // The others share the game the engine threw away.
-        for (c, score) in scores.iter_mut().enumerate() {
-            if c != *loser {
-                *score = 1.0 / (n - 1) as f64;
-            }
-        }
-    } else {
-        let outcome = game.outcome().expect("the game is over").clone();
-        move_limit = matches!(
-            outcome,
-            Outcome::Draw {
-                reason: fourkings_engine::DrawReason::MoveLimit
-            } | Outcome::Standings {
-                reason: fourkings_engine::FfaEnding::MoveLimit,
-                ..
-            }
-        );
-        match outcome {
-            Outcome::Win { team, .. } => {
-                let winner = contender_of(n, i, team.seats()[0], teams);
-                scores[winner] = 1.0;
-            }
-            Outcome::Draw { .. } => scores.iter_mut().for_each(|s| *s = 0.5),
-            Outcome::Standings {
-                points: p, winners, ..
-            } => {
-                let share = 1.0 / winners.len().max(1) as f64;
-                for army in Army::ALL {
-                    let who = contender_of(n, i, Seat::of_army(army), teams);
-                    points[who] = p[army];
-                    if winners.contains(army) {
-                        scores[who] = share;
-                    }
-                }
-            }
-        }
-    }
+    let loser = forfeit.as_ref().map(|(loser, _)| *loser);
+    let (scores, points, move_limit) = score_game(setup.contenders.len(), i, &game, loser);
     let forfeit = forfeit.map(|(_, why)| why);
     GameResult {
         index: i,
@@ -706,11 +638,64 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         points,
         plies: game.ply_count(),
         move_limit,
-        nodes,
+        nodes: players.nodes,
         forfeit,
-        disagreements: other.disagreements,
+        disagreements: players.other.disagreements,
         clock_use,
     }
+}
+
+/// What game `i` (over, or ended by `forfeit_by`'s forfeit) gives each of the `n` contenders:
+/// its score (1 a win, ½ a draw, a share of a free-for-all win), its free-for-all points, and
+/// whether the game reached the move limit.
+fn score_game(
+    n: usize,
+    i: usize,
+    game: &Game,
+    forfeit_by: Option<usize>,
+) -> (Vec<f64>, Vec<i32>, bool) {
+    let teams = game.rules().has_teams();
+    let mut scores = vec![0.0; n];
+    let mut points = vec![0; n];
+    if let Some(loser) = forfeit_by {
+        // The others share the game the engine threw away.
+        for (c, score) in scores.iter_mut().enumerate() {
+            if c != loser {
+                *score = 1.0 / (n - 1) as f64;
+            }
+        }
+        return (scores, points, false);
+    }
+    let outcome = game.outcome().expect("the game is over").clone();
+    let move_limit = matches!(
+        outcome,
+        Outcome::Draw {
+            reason: fourkings_engine::DrawReason::MoveLimit
+        } | Outcome::Standings {
+            reason: fourkings_engine::FfaEnding::MoveLimit,
+            ..
+        }
+    );
+    match outcome {
+        Outcome::Win { team, .. } => {
+            let winner = contender_of(n, i, team.seats()[0], teams);
+            scores[winner] = 1.0;
+        }
+        Outcome::Draw { .. } => scores.iter_mut().for_each(|s| *s = 0.5),
+        Outcome::Standings {
+            points: p, winners, ..
+        } => {
+            let share = 1.0 / winners.len().max(1) as f64;
+            for army in Army::ALL {
+                let who = contender_of(n, i, Seat::of_army(army), teams);
+                points[who] = p[army];
+                if winners.contains(army) {
+                    scores[who] = share;
+                }
+            }
+        }
+    }
+    (scores, points, move_limit)
 }
 
 /// Game `i` as the record other tools read, each seat named by its contender, and the forfeit
@@ -737,6 +722,80 @@ fn game_record(setup: &Match, game: &Game, i: usize, forfeit: Option<&str>) -> S
             tags.push((seat.name(format).to_owned(), name(seat)));
         }
         write_pgn4(game, &tags)
+    }
+}
+
+/// Who chooses the moves of one game, and what each keeps over it.
+struct Players<'a> {
+    setup: &'a Match,
+    /// Each contender's bot, where it is one.
+    bots: Vec<Option<Bot>>,
+    /// Each bot's table and histories, kept over the game as an engine in its own process (the
+    /// other engine among them) keeps its own.
+    memories: Vec<SearchMemory>,
+    /// Draws the random opening plies.
+    opening: ChaCha8Rng,
+    other: OtherEngine,
+    /// Nodes the bots searched.
+    nodes: u64,
+}
+
+impl<'a> Players<'a> {
+    fn new(setup: &'a Match, opening_seed: u64) -> Players<'a> {
+        let bots: Vec<Option<Bot>> = setup
+            .contenders
+            .iter()
+            .map(|c| c.bot(setup.movetime))
+            .collect();
+        let memories = bots
+            .iter()
+            .map(|bot| match bot {
+                Some(_) => SearchMemory::default(),
+                None => SearchMemory::with_table_slots(0),
+            })
+            .collect();
+        Players {
+            setup,
+            bots,
+            memories,
+            opening: ChaCha8Rng::seed_from_u64(opening_seed),
+            other: OtherEngine::default(),
+            nodes: 0,
+        }
+    }
+
+    /// The move contender `who` plays in game `i` (a random one in the opening), or why the
+    /// other engine forfeits.
+    fn choose(
+        &mut self,
+        game: &Game,
+        (i, who): (usize, usize),
+        history: &[String],
+        limits: &SearchLimits<'_>,
+    ) -> Result<fourkings_engine::Move, String> {
+        let setup = self.setup;
+        let moves = game.legal_moves();
+        let ply = game.ply_count();
+        if ply < setup.random_plies {
+            return Ok(moves[self.opening.random_range(0..moves.len())]);
+        }
+        if let Some(bot) = &self.bots[who] {
+            let root = SearchRoot::from_game(game).expect("a seat to move with moves");
+            let seed = setup.seed ^ u64::from(ply) ^ (i as u64) << 32;
+            let result = bot
+                .choose_with(&mut self.memories[who], &root, limits, seed)
+                .expect("a seat to move with moves");
+            self.nodes += result.nodes;
+            return Ok(result.mv);
+        }
+        if setup.contenders[who] == Contender::Engine {
+            // On a clock, the other engine is given what our bot would aim at (4pchess reads
+            // no clock).
+            let movetime = limits.target.or(setup.movetime);
+            return self.other.choose(setup, game, history, movetime);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(setup.seed ^ u64::from(ply) ^ i as u64);
+        Ok(moves[rng.random_range(0..moves.len())])
     }
 }
 

@@ -139,6 +139,8 @@ const STATES: [GameStatus; 3] = [GameStatus::Lobby, GameStatus::Playing, GameSta
 
 impl Metrics {
     /// Registers every metric in a registry of its own.
+    // One piece: one registration per metric, each with its name and help, as `/metrics` lists
+    // them.
     pub(crate) fn new() -> Metrics {
         let mut registry = Registry::with_prefix("fourkings");
         let r = &mut registry;

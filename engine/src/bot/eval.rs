@@ -79,6 +79,8 @@ pub(crate) struct Features {
 }
 
 /// The terms of every army in play (grey pieces are worth nothing to anyone).
+// One piece: one walk over every piece's moves feeds mobility, the king zones and the threats
+// at once; the walk is the evaluation's cost.
 pub(crate) fn army_terms(pos: &Position, promotion_rank: u8, features: Features) -> ArmyTerms {
     let mut terms = ArmyTerms {
         own: [0; 4],

@@ -395,6 +395,8 @@ impl<'a> Searcher<'a> {
 
     /// Searches the node's moves in order, best first, until one cuts off: the best score and
     /// the move that gave it (`None` when every move was pruned, or nothing beat the window).
+    // One piece: alpha-beta's move loop, whose pruning, search and cutoff of each move read and
+    // change the state it carries (the best so far, the window, the quiet moves tried).
     fn search_moves(
         &mut self,
         node: &NodeFacts,
@@ -652,6 +654,8 @@ impl<'a> Searcher<'a> {
     }
 
     /// Captures and promotions only, with the option to stand pat on the static value.
+    // One piece: the stand-pat bound, the captures worth searching from it and their loop are
+    // one decision about the same window.
     fn quiesce(
         &mut self,
         moves: &mut MoveList,

@@ -22,6 +22,7 @@ pub(crate) fn encode(message: &ServerMessage) -> Utf8Bytes {
 /// allocated strings, then serde's general path) was the largest part of a move's cost after
 /// the legal moves. The bytes are exactly what serialising the `MovedEvent` that the tests'
 /// `moved_event` builds gives (a test checks it over random games).
+// One piece: the frame's fields in the order serde writes them, so that it reads as the message.
 pub(crate) fn moved_frame(v: u64, game: &Game, ply: &Ply, by: MovedBy, clock: &Clock) -> Utf8Bytes {
     let format = game.rules().format;
     let pos = game.position();

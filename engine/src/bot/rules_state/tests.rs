@@ -212,6 +212,7 @@ impl Seen {
 
 /// Plays one game under `rules`, and before each move checks that the search, from the game's
 /// position, makes of the move what the game makes of it, and takes it back exactly.
+// One piece: each step compares the search's make with the game's play of the same move.
 fn play_and_compare(rules: RuleSet, seed: u64, seen: &mut Seen) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut game = Game::with_seed(rules, seed).unwrap();
