@@ -138,9 +138,6 @@ pub struct SearchOptions {
     /// Quiescence skips captures that lose material to a defender and captures too small to
     /// reach the window.
     pub quiescence_pruning: bool,
-    /// Quiescence does not stand pat in check: the side to move searches every evasion, so that
-    /// a mate at the end of a line of captures is seen.
-    pub quiescence_evasions: bool,
     /// With only a time budget, keep deepening until the time is up (a cut-short iteration
     /// still improves the move), rather than stopping when the next one looks unlikely to finish.
     pub use_all_time: bool,
@@ -162,14 +159,13 @@ impl SearchOptions {
         futility: true,
         check_extensions: true,
         quiescence_pruning: true,
-        quiescence_evasions: false,
         use_all_time: true,
         king_zone: true,
         threats: true,
     };
 
     /// The short name of every option, as `fourkings arena` writes them (`hard/+null/-lmr`).
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 11] = [
         "lmr",
         "null",
         "aspiration",
@@ -178,7 +174,6 @@ impl SearchOptions {
         "futility",
         "checkext",
         "qprune",
-        "qcheck",
         "alltime",
         "kingzone",
         "threats",
@@ -194,7 +189,6 @@ impl SearchOptions {
             "futility" => &mut self.futility,
             "checkext" => &mut self.check_extensions,
             "qprune" => &mut self.quiescence_pruning,
-            "qcheck" => &mut self.quiescence_evasions,
             "alltime" => &mut self.use_all_time,
             "kingzone" => &mut self.king_zone,
             "threats" => &mut self.threats,

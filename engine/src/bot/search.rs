@@ -666,9 +666,6 @@ impl<'a> Searcher<'a> {
     ) -> i32 {
         let side = self.pos.turn;
         let maximizing = self.maximizing(side);
-        if self.options.quiescence_evasions && self.pos.is_check(side) {
-            return self.evade(moves, before, ply, alpha, beta);
-        }
         let estimate = self
             .view
             .estimate(&self.pos, &self.state.material, &self.state.points.0);
@@ -736,53 +733,6 @@ impl<'a> Searcher<'a> {
                 self.decided(decision, ply + 1)
             } else {
                 self.node(-1, ply + 1, alpha, beta)
-            };
-            self.state.unmake(&mut self.pos, made);
-            if self.budget.stopped {
-                return 0;
-            }
-            if maximizing {
-                best = best.max(score);
-                alpha = alpha.max(score);
-            } else {
-                best = best.min(score);
-                beta = beta.min(score);
-            }
-            if alpha >= beta {
-                break;
-            }
-        }
-        best
-    }
-
-    /// Quiescence in check: no standing pat, every evasion searched (still in quiescence), so
-    /// that a line of captures that ends in a mate is scored as one.
-    fn evade(
-        &mut self,
-        moves: &mut MoveList,
-        before: &Before,
-        ply: usize,
-        mut alpha: i32,
-        mut beta: i32,
-    ) -> i32 {
-        let maximizing = self.maximizing(self.pos.turn);
-        let mut best = if maximizing { -INFINITY } else { INFINITY };
-        let mut scores = Scores::new();
-        ordering::score_moves(
-            &self.pos,
-            moves,
-            None,
-            &self.heuristics,
-            ply,
-            &[0; 3],
-            &mut scores,
-        );
-        for i in 0..moves.len() {
-            ordering::pick(moves, &mut scores, i);
-            let made = self.state.make(&mut self.pos, moves[i], before);
-            let score = match made.decision {
-                Some(decision) => self.decided(decision, ply + 1),
-                None => self.node(-1, ply + 1, alpha, beta),
             };
             self.state.unmake(&mut self.pos, made);
             if self.budget.stopped {
