@@ -78,28 +78,28 @@ pub struct Config {
     pub outbound_queue: usize,
     /// Seconds a shutdown (SIGTERM, SIGINT) may take to store every room, tell every client and
     /// close; what is left then is abandoned (its records are already queued for storage).
-    #[arg(long, env = "FOURKINGS_SHUTDOWN_SECONDS", default_value_t = 10.0)]
+    #[arg(long, env = "FOURKINGS_SHUTDOWN_SECONDS", default_value_t = 10.0, value_parser = seconds)]
     pub shutdown_seconds: f64,
     /// Seconds a shutdown first spends refusing new rooms and connections and answering
     /// `/readyz` with 503, before it closes anything: time for a load balancer to notice.
-    #[arg(long, env = "FOURKINGS_DRAIN_SECONDS", default_value_t = 0.0)]
+    #[arg(long, env = "FOURKINGS_DRAIN_SECONDS", default_value_t = 0.0, value_parser = seconds)]
     pub drain_seconds: f64,
     /// Seconds a player who dropped keeps their seat before the CPU plays for them (Duo: before
     /// the other team may claim the win).
-    #[arg(long, env = "FOURKINGS_GRACE_SECONDS", default_value_t = 60.0)]
+    #[arg(long, env = "FOURKINGS_GRACE_SECONDS", default_value_t = 60.0, value_parser = seconds)]
     pub grace_seconds: f64,
     /// Seconds between heartbeats; a connection silent for three of them is dropped.
-    #[arg(long, env = "FOURKINGS_HEARTBEAT_SECONDS", default_value_t = 2.0)]
+    #[arg(long, env = "FOURKINGS_HEARTBEAT_SECONDS", default_value_t = 2.0, value_parser = seconds)]
     pub heartbeat_seconds: f64,
     /// Seconds a connection may take to accept what the server writes; a client that reads
     /// nothing for that long (its receive window stays shut) is dropped.
-    #[arg(long, env = "FOURKINGS_WRITE_TIMEOUT_SECONDS", default_value_t = 10.0)]
+    #[arg(long, env = "FOURKINGS_WRITE_TIMEOUT_SECONDS", default_value_t = 10.0, value_parser = seconds)]
     pub write_timeout_seconds: f64,
     /// Seconds a room may go without anyone connected before it is closed.
-    #[arg(long, env = "FOURKINGS_IDLE_ROOM_SECONDS", default_value_t = 1800.0)]
+    #[arg(long, env = "FOURKINGS_IDLE_ROOM_SECONDS", default_value_t = 1800.0, value_parser = seconds)]
     pub idle_room_seconds: f64,
     /// Seconds a new room that nobody has ever connected to is kept before it is closed.
-    #[arg(long, env = "FOURKINGS_UNJOINED_ROOM_SECONDS", default_value_t = 300.0)]
+    #[arg(long, env = "FOURKINGS_UNJOINED_ROOM_SECONDS", default_value_t = 300.0, value_parser = seconds)]
     pub unjoined_room_seconds: f64,
     /// Milliseconds in one second of game time (turn limits, game and team clocks). 1000 except in tests
     /// and demonstrations.
@@ -110,14 +110,15 @@ pub struct Config {
     pub cpu_threads: Option<usize>,
     /// The longest a CPU player thinks about one move, in seconds (its level may think less; a
     /// turn limit always leaves it less).
-    #[arg(long, env = "FOURKINGS_CPU_THINK_SECONDS", default_value_t = 5.0)]
+    #[arg(long, env = "FOURKINGS_CPU_THINK_SECONDS", default_value_t = 5.0, value_parser = seconds)]
     pub cpu_think_seconds: f64,
     /// How long a CPU that moves right after a person waits before playing, in seconds, while
     /// that person's team still has a lifeline: long enough for a takeback to arrive first.
     #[arg(
         long,
         env = "FOURKINGS_CPU_TAKEBACK_WAIT_SECONDS",
-        default_value_t = 1.5
+        default_value_t = 1.5,
+        value_parser = seconds
     )]
     pub cpu_takeback_wait_seconds: f64,
     /// The table each hard CPU search keeps from one move to the next, in MiB (one for each hard
@@ -143,7 +144,7 @@ pub struct Config {
     /// Seconds a request that needs storage (a new room, a game download across a rematch not
     /// stored yet) waits for it before it is answered `storage_unavailable`; a commit that runs
     /// longer makes storage count as stalled (rooms take no new writes while it lasts).
-    #[arg(long, env = "FOURKINGS_STORAGE_TIMEOUT_SECONDS", default_value_t = 2.0)]
+    #[arg(long, env = "FOURKINGS_STORAGE_TIMEOUT_SECONDS", default_value_t = 2.0, value_parser = seconds)]
     pub storage_timeout_seconds: f64,
     /// Writes that may wait for storage at once (a slow or failing disk); past it, rooms refuse
     /// what would need another (`storage_unavailable`) and their timers wait.
@@ -160,7 +161,8 @@ pub struct Config {
     #[arg(
         long,
         env = "FOURKINGS_FINISHED_ROOM_SECONDS",
-        default_value_t = 1800.0
+        default_value_t = 1800.0,
+        value_parser = seconds
     )]
     pub finished_room_seconds: f64,
     /// How log lines are written (to standard error).
@@ -220,22 +222,22 @@ impl Config {
 
     /// The longest a CPU player may think about one move.
     pub fn cpu_think_limit(&self) -> Duration {
-        Duration::from_secs_f64(self.cpu_think_seconds.clamp(0.01, 3_600.0))
+        duration(self.cpu_think_seconds, 0.01, 3_600.0)
     }
 
     /// How long a CPU waits after a person's move that a lifeline could still take back.
     pub fn cpu_takeback_wait(&self) -> Duration {
-        Duration::from_secs_f64(self.cpu_takeback_wait_seconds.clamp(0.0, 60.0))
+        duration(self.cpu_takeback_wait_seconds, 0.0, 60.0)
     }
 
     /// How long a finished game's room stays.
     pub fn finished_room(&self) -> Duration {
-        Duration::from_secs_f64(self.finished_room_seconds.max(0.0))
+        duration(self.finished_room_seconds, 0.0, MAX_SECONDS)
     }
 
     /// How long a shutdown may take.
     pub fn shutdown_timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.shutdown_seconds.clamp(0.0, 3_600.0))
+        duration(self.shutdown_seconds, 0.0, 3_600.0)
     }
 
     /// How long a stopping room waits for its records to be durable before it closes its
@@ -247,7 +249,7 @@ impl Config {
 
     /// How long a shutdown drains before it closes anything.
     pub fn drain(&self) -> Duration {
-        Duration::from_secs_f64(self.drain_seconds.clamp(0.0, 3_600.0))
+        duration(self.drain_seconds, 0.0, 3_600.0)
     }
 
     /// The limits on what players write, as snapshots tell clients.
@@ -262,32 +264,32 @@ impl Config {
 
     /// How long a dropped player keeps their seat.
     pub fn grace(&self) -> Duration {
-        Duration::from_secs_f64(self.grace_seconds.max(0.0))
+        duration(self.grace_seconds, 0.0, MAX_SECONDS)
     }
 
     /// The heartbeat interval.
     pub fn heartbeat(&self) -> Duration {
-        Duration::from_secs_f64(self.heartbeat_seconds.max(0.01))
+        duration(self.heartbeat_seconds, 0.01, MAX_SECONDS)
     }
 
     /// How long a write to a client may wait for the client to read.
     pub fn write_timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.write_timeout_seconds.clamp(0.01, 3_600.0))
+        duration(self.write_timeout_seconds, 0.01, 3_600.0)
     }
 
     /// How long a room may be empty.
     pub fn idle_room(&self) -> Duration {
-        Duration::from_secs_f64(self.idle_room_seconds.max(0.0))
+        duration(self.idle_room_seconds, 0.0, MAX_SECONDS)
     }
 
     /// How long a request waits for storage before it is answered `storage_unavailable`.
     pub fn storage_timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.storage_timeout_seconds.clamp(0.01, 3_600.0))
+        duration(self.storage_timeout_seconds, 0.01, 3_600.0)
     }
 
     /// How long a room nobody has joined is kept.
     pub fn unjoined_room(&self) -> Duration {
-        Duration::from_secs_f64(self.unjoined_room_seconds.max(0.0))
+        duration(self.unjoined_room_seconds, 0.0, MAX_SECONDS)
     }
 
     /// `seconds` of game time.
@@ -296,9 +298,46 @@ impl Config {
     }
 }
 
+/// The most seconds any setting takes: about three years, far beyond any use and well within what
+/// a `Duration` holds.
+pub(crate) const MAX_SECONDS: f64 = 1e8;
+
+/// Reads a number of seconds for a flag: a finite number from 0 to [`MAX_SECONDS`], so that no
+/// setting becomes a `Duration` that cannot exist (which would panic where it is used).
+pub(crate) fn seconds(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(0.0..=MAX_SECONDS).contains(&value) {
+        return Err(format!("{text} seconds is not between 0 and {MAX_SECONDS}"));
+    }
+    Ok(value)
+}
+
+/// `seconds` as a duration, kept between `least` and `most`.
+pub(crate) fn duration(seconds: f64, least: f64, most: f64) -> Duration {
+    Duration::from_secs_f64(seconds.clamp(least, most))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_are_finite_and_not_negative() {
+        for good in ["0", "2.5", " 60 ", "1e8"] {
+            assert!(seconds(good).is_ok(), "{good}");
+        }
+        for bad in ["nan", "NaN", "inf", "-1", "1e300", "1e8.5", "", "ten"] {
+            assert!(seconds(bad).is_err(), "{bad}");
+        }
+        let command = Config::augment_args(clap::Command::new("fourkings"));
+        let refused = command
+            .try_get_matches_from(["fourkings", "--grace-seconds", "1e300"])
+            .unwrap_err();
+        assert!(refused.to_string().contains("not between 0"), "{refused}");
+    }
 
     /// `with_addr` takes every default from the flags: the same as `fourkings serve` given
     /// nothing, but for the address and storage.

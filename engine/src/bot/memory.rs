@@ -37,6 +37,7 @@ impl SearchMemory {
     /// Hands the parts to a search, leaving a small empty memory in their place until they come
     /// back through [`SearchMemory::restore`].
     pub(crate) fn take(&mut self) -> (Table, Heuristics) {
+        self.table.next_search();
         let table = std::mem::replace(&mut self.table, Table::new(0));
         let heuristics = std::mem::replace(&mut self.heuristics, Heuristics::empty());
         (table, heuristics)

@@ -20,14 +20,14 @@ pub(crate) struct HealthArgs {
     #[arg(long, default_value = "/healthz")]
     path: String,
     /// Seconds to wait for the answer.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 3.0, value_parser = crate::config::seconds)]
     timeout_seconds: f64,
 }
 
 /// Asks, and prints the answer's status; an error (and so exit code 1) unless it is 2xx.
 pub(crate) fn run(args: &HealthArgs) -> anyhow::Result<()> {
     let addr = loopback_if_unspecified(args.addr);
-    let timeout = Duration::from_secs_f64(args.timeout_seconds.clamp(0.1, 300.0));
+    let timeout = crate::config::duration(args.timeout_seconds, 0.1, 300.0);
     let status = probe(addr, &args.path, timeout)
         .with_context(|| format!("asking http://{addr}{}", args.path))?;
     if !(200..300).contains(&status) {
