@@ -42,10 +42,20 @@ impl Setup {
     pub fn start(board: BoardKind, first: Army) -> Setup {
         let armies = board.armies();
         Setup {
-            board,
-            pieces: board.start_pieces(),
-            turn: first,
             castling: ByArmy::from_fn(|a| [armies.contains(a); 2]),
+            ..Setup::with_pieces(board, board.start_pieces(), first)
+        }
+    }
+
+    /// `pieces` on `board` with `turn` to move: every army of the board playing, none with a
+    /// castling or en passant right, no points, no plies since a capture.
+    pub fn with_pieces(board: BoardKind, pieces: Vec<(Square, Piece)>, turn: Army) -> Setup {
+        let armies = board.armies();
+        Setup {
+            board,
+            pieces,
+            turn,
+            castling: ByArmy::default(),
             en_passant: ByArmy::default(),
             status: ByArmy::from_fn(|a| {
                 if armies.contains(a) {

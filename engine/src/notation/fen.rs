@@ -270,22 +270,11 @@ impl FromStr for Fen {
             ),
             _ => (0, 1),
         };
-        let classic = BoardKind::Classic.armies();
         let mut setup = Setup {
-            board: BoardKind::Classic,
-            pieces,
-            turn,
             castling,
             en_passant,
-            status: ByArmy::from_fn(|a| {
-                if classic.contains(a) {
-                    ArmyStatus::Playing
-                } else {
-                    ArmyStatus::Absent
-                }
-            }),
-            points: ByArmy::default(),
             halfmove_clock,
+            ..Setup::with_pieces(BoardKind::Classic, pieces, turn)
         };
         setup.drop_lost_castling_rights();
         Ok(Fen { setup, fullmove })

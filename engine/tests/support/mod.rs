@@ -82,7 +82,6 @@ fn build(
     pieces: &str,
     army_of: impl Fn(char) -> Option<Army>,
 ) -> Setup {
-    let armies = board.armies();
     let pieces = pieces
         .split(',')
         .map(str::trim)
@@ -101,22 +100,7 @@ fn build(
             (sq(square.trim()), Piece::new(army, role))
         })
         .collect();
-    Setup {
-        board,
-        pieces,
-        turn,
-        castling: ByArmy::default(),
-        en_passant: ByArmy::default(),
-        status: ByArmy::from_fn(|a| {
-            if armies.contains(a) {
-                ArmyStatus::Playing
-            } else {
-                ArmyStatus::Absent
-            }
-        }),
-        points: ByArmy::default(),
-        halfmove_clock: 0,
-    }
+    Setup::with_pieces(board, pieces, turn)
 }
 
 /// Builder-style additions to a [`Setup`].
