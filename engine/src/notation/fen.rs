@@ -34,7 +34,6 @@ use std::str::FromStr;
 use thiserror::Error;
 
 use crate::army::{Army, ByArmy};
-use crate::board::ArmyStatus;
 use crate::geometry::BoardKind;
 use crate::piece::{Piece, Role};
 use crate::position::{Position, PositionError};
@@ -348,6 +347,7 @@ impl fmt::Display for Fen {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::ArmyStatus;
     use crate::rules::Preset;
 
     fn chess() -> RuleSet {

@@ -36,8 +36,8 @@
 
 use fourkings_engine::game::Ply;
 use fourkings_engine::{
-    Army, ArmyStatus, BoardKind, ByArmy, CastleSide, EnPassant, Game, Move, Piece, Position, Role,
-    RuleSet, Seat, Setup, Square,
+    Army, ArmyStatus, BoardKind, CastleSide, EnPassant, Game, Move, Piece, Position, Role, RuleSet,
+    Seat, Setup, Square,
 };
 
 /// The square named `name` (`h2`, `a11`, `n14`); panics on a bad name.
