@@ -137,10 +137,14 @@ pub struct Config {
     /// Chat messages a room keeps for the snapshots of those who join later.
     #[arg(long, env = "FOURKINGS_CHAT_HISTORY", default_value_t = 100)]
     pub chat_history: usize,
-    /// The SQLite file that keeps every room and the archive of finished games (created if
-    /// missing).
+    /// Where every room and the archive of finished games are kept: a SQLite file (created if
+    /// missing), or a PostgreSQL database named by a URL, `postgres://USER:PASSWORD@HOST:PORT/DB`
+    /// (`?sslmode=require` for TLS).
     #[arg(long, env = "FOURKINGS_DATABASE", default_value = "fourkings.db")]
-    pub database: std::path::PathBuf,
+    pub database: Database,
+    /// Connections to a PostgreSQL database the server may hold at once.
+    #[arg(long, env = "FOURKINGS_DATABASE_CONNECTIONS", default_value_t = 4)]
+    pub database_connections: usize,
     /// Seconds a request that needs storage (a new room, a game download across a rematch not
     /// stored yet) waits for it before it is answered `storage_unavailable`; a commit that runs
     /// longer makes storage count as stalled (rooms take no new writes while it lasts).
@@ -295,6 +299,48 @@ impl Config {
     /// `seconds` of game time.
     pub fn game_time(&self, seconds: u64) -> Duration {
         Duration::from_millis(seconds.saturating_mul(self.time_unit_ms))
+    }
+}
+
+/// Where rooms are kept: a SQLite file, or a PostgreSQL database.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Database {
+    /// A SQLite file.
+    File(std::path::PathBuf),
+    /// A PostgreSQL database, by its URL (which may hold a password: shown without it).
+    Postgres(String),
+}
+
+impl std::str::FromStr for Database {
+    type Err = std::convert::Infallible;
+
+    fn from_str(text: &str) -> Result<Database, Self::Err> {
+        Ok(if crate::storage::postgres::is_url(text) {
+            Database::Postgres(text.to_owned())
+        } else {
+            Database::File(text.into())
+        })
+    }
+}
+
+impl From<std::path::PathBuf> for Database {
+    fn from(path: std::path::PathBuf) -> Database {
+        Database::File(path)
+    }
+}
+
+impl std::fmt::Display for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::File(path) => write!(f, "{}", path.display()),
+            Database::Postgres(url) => f.write_str(&crate::storage::postgres::redacted(url)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
     }
 }
 

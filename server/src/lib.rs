@@ -51,7 +51,7 @@ mod web;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-pub use config::{Config, CpuStrategy, LogFormat, StorageSync};
+pub use config::{Config, CpuStrategy, Database, LogFormat, StorageSync};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -66,6 +66,7 @@ use crate::metrics::Metrics;
 use crate::room::RoomContext;
 use crate::storage::health::StorageHealth;
 use crate::storage::memory::MemoryStorage;
+use crate::storage::postgres::PostgresStorage;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::writer::StorageHandle;
 use crate::storage::{Loaded, Storage, StorageError};
@@ -136,12 +137,19 @@ impl Server {
             Box::new(MemoryStorage::new())
         } else {
             let sync = config.storage_sync;
-            let path = config.database.clone();
-            Box::new(
-                tokio::task::spawn_blocking(move || SqliteStorage::open(&path, sync))
-                    .await
-                    .map_err(StorageError::database)??,
-            )
+            let database = config.database.clone();
+            let connections = config.database_connections;
+            let timeout = config.storage_timeout();
+            tokio::task::spawn_blocking(move || -> Result<Box<dyn Storage>, StorageError> {
+                Ok(match database {
+                    Database::File(path) => Box::new(SqliteStorage::open(&path, sync)?),
+                    Database::Postgres(url) => {
+                        Box::new(PostgresStorage::open(&url, connections, timeout)?)
+                    }
+                })
+            })
+            .await
+            .map_err(StorageError::database)??
         };
         Server::start_with_storage(config, strategy, store).await
     }
@@ -151,9 +159,18 @@ impl Server {
     pub async fn start_with_storage(
         config: Config,
         strategy: Arc<dyn Strategy>,
-        mut store: Box<dyn Storage>,
+        store: Box<dyn Storage>,
     ) -> Result<Server, StartError> {
-        let loaded = store.load()?;
+        // Off the runtime: a large file takes a while, and a database's driver waits on a
+        // runtime of its own.
+        let (store, loaded) = tokio::task::spawn_blocking(move || {
+            let mut store = store;
+            let loaded = store.load();
+            (store, loaded)
+        })
+        .await
+        .map_err(StorageError::database)?;
+        let loaded = loaded?;
         let (listener, addr) = bind(config.addr).await?;
         let metrics = Arc::new(Metrics::new());
         let health = StorageHealth::new(config.max_held_writes, config.storage_timeout());

@@ -6,7 +6,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use fourkings_server::storage::{ArchivedGame, Loaded, RoomLog, Storage, StorageError, Write};
 
-use crate::{Store, TempDir};
+use crate::{Store, StoreData};
 
 /// The double; its clones share one store, so the test keeps one and the server another.
 #[derive(Clone)]
@@ -17,8 +17,8 @@ pub struct TestStorage {
     /// Whether commits fail.
     failing: Arc<Mutex<bool>>,
     batches: Arc<Mutex<Vec<Vec<Write>>>>,
-    /// The directory of the SQLite file, removed with the last clone.
-    _data: Arc<Option<TempDir>>,
+    /// The folder of the SQLite file or the database server, removed with the last clone.
+    _data: Arc<Option<StoreData>>,
 }
 
 impl TestStorage {

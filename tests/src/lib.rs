@@ -3,6 +3,7 @@
 
 pub mod doubles;
 pub mod model;
+pub mod postgres;
 
 use std::time::Duration;
 
@@ -74,13 +75,30 @@ pub enum Store {
     /// A SQLite file in a fresh temporary directory, committed as the binary does by default
     /// (`--storage-sync full`): the writer thread, group commits, a real disk.
     SqliteFile,
+    /// A PostgreSQL server of the test's own ([`postgres::TestPostgres`]).
+    Postgres,
+}
+
+/// What a test's store needs kept while it is used: the folder of its file, or its database
+/// server. Dropping it removes the folder, or stops the server and removes its folder.
+pub enum StoreData {
+    /// The folder of a SQLite file.
+    Folder(TempDir),
+    /// A PostgreSQL server.
+    Postgres(postgres::TestPostgres),
 }
 
 impl Store {
     /// A store of this kind, for [`TestServer::with_storage`], and the directory that holds its
     /// file (keep it as long as the store; `None` in memory).
-    pub fn open(self) -> (Box<dyn fourkings_server::storage::Storage>, Option<TempDir>) {
+    pub fn open(
+        self,
+    ) -> (
+        Box<dyn fourkings_server::storage::Storage>,
+        Option<StoreData>,
+    ) {
         use fourkings_server::StorageSync;
+        use fourkings_server::storage::postgres::PostgresStorage;
         use fourkings_server::storage::sqlite::SqliteStorage;
         match self {
             Store::Memory => (
@@ -91,7 +109,13 @@ impl Store {
                 let dir = temp_dir("store");
                 let storage = SqliteStorage::open(&dir.path().join("rooms.db"), StorageSync::Full)
                     .expect("a fresh database opens");
-                (Box::new(storage), Some(dir))
+                (Box::new(storage), Some(StoreData::Folder(dir)))
+            }
+            Store::Postgres => {
+                let database = postgres::TestPostgres::start();
+                let storage = PostgresStorage::open(&database.url(), 2, Duration::from_secs(5))
+                    .expect("a fresh database opens");
+                (Box::new(storage), Some(StoreData::Postgres(database)))
             }
         }
     }
@@ -122,6 +146,11 @@ macro_rules! on_every_store {
             async fn on_sqlite_file() {
                 super::$name($crate::Store::SqliteFile).await;
             }
+
+            #[$test]
+            async fn on_postgres() {
+                super::$name($crate::Store::Postgres).await;
+            }
         }
     };
 }
@@ -133,9 +162,9 @@ pub struct TestServer {
     /// `http://127.0.0.1:<port>`.
     pub base: String,
     http: reqwest::Client,
-    /// The directory of its database file, removed after the server is dropped (a field is
-    /// dropped after those declared before it).
-    _data: Option<TempDir>,
+    /// Its database file's folder or its database server, removed after the server is dropped
+    /// (a field is dropped after those declared before it).
+    data: Option<StoreData>,
 }
 
 /// The configuration test servers start from: the defaults, on a free port of 127.0.0.1, with
@@ -211,15 +240,21 @@ impl TestServer {
             Store::SqliteFile => {
                 let dir = temp_dir("store");
                 config.in_memory = false;
-                config.database = dir.path().join("rooms.db");
-                Some(dir)
+                config.database = dir.path().join("rooms.db").into();
+                Some(StoreData::Folder(dir))
+            }
+            Store::Postgres => {
+                let database = postgres::TestPostgres::start();
+                config.in_memory = false;
+                config.database = fourkings_server::Database::Postgres(database.url());
+                Some(StoreData::Postgres(database))
             }
         };
         adjust(&mut config);
         let server = Server::start_with(config, strategy)
             .await
             .expect("the server starts");
-        if let Some(dir) = &data {
+        if let Some(StoreData::Folder(dir)) = &data {
             assert!(
                 dir.path().join("rooms.db").is_file(),
                 "the server opened its file"
@@ -228,13 +263,21 @@ impl TestServer {
         TestServer::serving(server, data)
     }
 
-    fn serving(server: Server, data: Option<TempDir>) -> TestServer {
+    /// The PostgreSQL server the test server keeps its rooms in, if it does.
+    pub fn postgres(&self) -> Option<&postgres::TestPostgres> {
+        match &self.data {
+            Some(StoreData::Postgres(database)) => Some(database),
+            _ => None,
+        }
+    }
+
+    fn serving(server: Server, data: Option<StoreData>) -> TestServer {
         let base = format!("http://{}", server.addr());
         TestServer {
             server,
             base,
             http: reqwest::Client::new(),
-            _data: data,
+            data,
         }
     }
 

@@ -265,7 +265,7 @@ async fn a_queue_is_kept_over_a_restart_and_played_after_it() {
     let path = dir.path().join("rooms.db");
     let on_file = |c: &mut fourkings_server::Config| {
         c.in_memory = false;
-        c.database = path.clone();
+        c.database = path.clone().into();
     };
     let server = TestServer::with(on_file).await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;

@@ -463,7 +463,7 @@ async fn a_room_whose_records_were_altered_on_disk_is_set_aside_and_the_rest_ser
     let path = dir.path().join("rooms.db");
     let on_file = |c: &mut fourkings_server::Config| {
         c.in_memory = false;
-        c.database = path.clone();
+        c.database = path.clone().into();
     };
     let server = TestServer::with(on_file).await;
     let altered = server.create_room(&SettingsPatch::default()).await;

@@ -294,7 +294,7 @@ async fn a_database_file_deleted_or_replaced_while_running_is_noticed_as_a_stora
     let path = dir.path().join("rooms.db");
     let server = TestServer::with(|c| {
         c.in_memory = false;
-        c.database = path.clone();
+        c.database = path.clone().into();
     })
     .await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;

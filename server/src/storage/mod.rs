@@ -7,11 +7,12 @@
 //! send until its records are committed, and goes on taking commands meanwhile.
 //!
 //! [`Storage`] is the interface; [`sqlite::SqliteStorage`] keeps everything in one SQLite file
-//! (WAL mode), [`memory::MemoryStorage`] in memory (tests, and a server that needs no
-//! durability). A server database can implement the same trait.
+//! (WAL mode), [`postgres::PostgresStorage`] in a PostgreSQL database, [`memory::MemoryStorage`]
+//! in memory (tests, and a server that needs no durability).
 
 pub(crate) mod health;
 pub mod memory;
+pub mod postgres;
 pub mod sqlite;
 pub(crate) mod writer;
 
@@ -30,6 +31,18 @@ pub enum StorageError {
         /// What is wrong with it.
         problem: FileProblem,
         /// What the system or the database library reported.
+        #[source]
+        cause: Option<Cause>,
+    },
+    /// The PostgreSQL database cannot be used: which one (its URL without the password), what
+    /// is wrong, and what the driver said.
+    #[error("database {target} {problem}")]
+    Server {
+        /// The database's URL, without its password.
+        target: String,
+        /// What is wrong with it.
+        problem: postgres::DatabaseProblem,
+        /// What the driver reported.
         #[source]
         cause: Option<Cause>,
     },

@@ -131,7 +131,7 @@ async fn measure(args: &Args, database: Option<std::path::PathBuf>) -> anyhow::R
     config.rate_burst = 100_000;
     if let Some(path) = database {
         config.in_memory = false;
-        config.database = path;
+        config.database = path.into();
         config.storage_sync = args.sync;
     }
     let server = Server::start(config).await?;

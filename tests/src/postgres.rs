@@ -1,0 +1,199 @@
+//! A PostgreSQL server of a test's own: a fresh cluster in a temporary folder, on a free port of
+//! 127.0.0.1, stopped and removed when the value is dropped.
+//!
+//! It takes the programs of Debian's `postgresql` package (`/usr/lib/postgresql/<version>/bin`,
+//! or `initdb` on the `PATH`); `tests/run` installs the package when it is missing. PostgreSQL
+//! refuses to run as root, so where the tests run as root the cluster belongs to the package's
+//! `postgres` user. Without the programs, or as root without that user, starting one panics and
+//! says why: a test that needs PostgreSQL never passes without it.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tempfile::TempDir;
+
+/// The user the tests' clusters are made for (trusted on 127.0.0.1: no password).
+const USER: &str = "fourkings";
+
+/// A running PostgreSQL server for one test.
+pub struct TestPostgres {
+    /// The cluster's folder (its data in `data/`, its socket and log beside).
+    dir: TempDir,
+    bin: PathBuf,
+    port: u16,
+    /// The user and group the server runs as, when the tests run as root.
+    owner: Option<(u32, u32)>,
+}
+
+impl TestPostgres {
+    /// Makes a cluster and starts it; panics, saying why, where PostgreSQL cannot run.
+    pub fn start() -> TestPostgres {
+        let bin = programs().unwrap_or_else(|| {
+            panic!(
+                "these tests need PostgreSQL's programs (initdb, pg_ctl): install Debian's \
+                 `postgresql` package (tests/run does so when it runs as root)"
+            )
+        });
+        let owner = if is_root() {
+            Some(postgres_user().unwrap_or_else(|| {
+                panic!(
+                    "running as root, these tests start PostgreSQL as the `postgres` user, which \
+                     this machine does not have (Debian's `postgresql` package makes it)"
+                )
+            }))
+        } else {
+            None
+        };
+        let dir = crate::temp_dir("postgres");
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
+                .expect("the cluster's folder is given to the postgres user");
+        }
+        let mut cluster = TestPostgres {
+            dir,
+            bin,
+            port: 0,
+            owner,
+        };
+        cluster.init();
+        cluster.port = free_port();
+        cluster.resume();
+        cluster
+    }
+
+    /// The URL the server under test is given.
+    pub fn url(&self) -> String {
+        format!("postgres://{USER}@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Stops the server (a clean shutdown that ends every connection), as an operator would.
+    pub fn stop(&self) {
+        self.pg_ctl(&["stop", "-m", "fast", "-w"]);
+    }
+
+    /// Starts the stopped server again, on the same port, and waits until it takes connections.
+    pub fn resume(&self) {
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40",
+            self.port,
+            self.dir.path().display()
+        );
+        let log = self.dir.path().join("log");
+        self.pg_ctl(&[
+            "start",
+            "-w",
+            "-t",
+            "60",
+            "-l",
+            &log.display().to_string(),
+            "-o",
+            &options,
+        ]);
+    }
+
+    fn init(&self) {
+        let data = self.data();
+        let status = self
+            .command("initdb")
+            .args(["-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync"])
+            .arg("-D")
+            .arg(&data)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("initdb runs");
+        assert!(status.success(), "initdb failed: {status}");
+    }
+
+    fn pg_ctl(&self, args: &[&str]) {
+        let output = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(self.data())
+            .args(args)
+            .output()
+            .expect("pg_ctl runs");
+        assert!(
+            output.status.success(),
+            "pg_ctl {args:?} failed: {}\n{}\nits log:\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr),
+            std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
+        );
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(self.bin.join(program));
+        command.env_remove("PGDATA").env("LC_ALL", "C");
+        if let Some((uid, gid)) = self.owner {
+            command.uid(uid).gid(gid).current_dir(self.dir.path());
+        }
+        command
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+}
+
+impl Drop for TestPostgres {
+    fn drop(&mut self) {
+        // At once and without checking: the folder goes next, and a test that failed must not
+        // leave a server behind.
+        let _ = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(self.data())
+            .args(["stop", "-m", "immediate", "-w"])
+            .output();
+    }
+}
+
+/// The folder of PostgreSQL's programs: the newest version Debian installed, or `initdb`'s on the
+/// `PATH`.
+fn programs() -> Option<PathBuf> {
+    let debian = Path::new("/usr/lib/postgresql");
+    let newest = std::fs::read_dir(debian)
+        .ok()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            Some((name.parse::<u32>().ok()?, name))
+        })
+        .max()
+        .map(|(_, name)| debian.join(name).join("bin"))
+        .filter(|bin| bin.join("initdb").is_file());
+    newest.or_else(|| {
+        std::env::var_os("PATH")?
+            .to_str()?
+            .split(':')
+            .map(PathBuf::from)
+            .find(|dir| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file())
+    })
+}
+
+fn is_root() -> bool {
+    // The owner of a file made now is this process's effective user.
+    let probe = tempfile::NamedTempFile::new().expect("a temporary file");
+    std::os::unix::fs::MetadataExt::uid(&probe.as_file().metadata().expect("its metadata")) == 0
+}
+
+/// The `postgres` user's ids, from the password file.
+fn postgres_user() -> Option<(u32, u32)> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        (fields.first() == Some(&"postgres") && fields.len() > 3)
+            .then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?)))
+            .flatten()
+    })
+}
+
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
