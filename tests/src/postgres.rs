@@ -92,6 +92,25 @@ impl TestPostgres {
         ]);
     }
 
+    /// Runs `statement` with `psql` and returns what it prints (rows a line, fields by `|`).
+    pub fn sql(&self, statement: &str) -> String {
+        let output = self
+            .command("psql")
+            .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", statement])
+            .arg(self.url())
+            .output()
+            .expect("psql runs");
+        assert!(
+            output.status.success(),
+            "psql failed on {statement:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout)
+            .expect("psql prints text")
+            .trim()
+            .to_owned()
+    }
+
     fn init(&self) {
         let data = self.data();
         let status = self

@@ -1,0 +1,191 @@
+//! What only a PostgreSQL database can do wrong, on a real PostgreSQL server of the test's own:
+//! stopped in the middle of a game (writes refused within the bound, reads served, everything
+//! held written and delivered once it is back, with no restart), unreachable or set up by a newer
+//! build at start (a clear error that never shows the password), and a record altered in the
+//! database (the room set aside, the others served). The scenarios every store shares run on
+//! PostgreSQL through `on_every_store!`.
+
+use std::time::{Duration, Instant};
+
+use fourkings_protocol::{ClientMessage, ErrorCode, Event, ServerMessage, SettingsPatch};
+use fourkings_server::{Config, Database, Server};
+use fourkings_tests::postgres::TestPostgres;
+use fourkings_tests::{Store, Table, TestServer, WAIT, eventually, seat, test_config};
+
+async fn readyz(server: &TestServer) -> (u16, String) {
+    let response = server.get("/readyz").await;
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+fn on(database: &TestPostgres) -> impl Fn(&mut Config) {
+    let url = database.url();
+    move |c: &mut Config| {
+        c.in_memory = false;
+        c.database = Database::Postgres(url.clone());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_stopped_mid_game_refuses_writes_serves_reads_and_takes_everything_held_back() {
+    // A stop shorter than the storage timeout: what is held waits for the database.
+    let server = TestServer::on(Store::Postgres, |c| c.storage_timeout_seconds = 60.0).await;
+    let database = server.postgres().expect("on PostgreSQL");
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let quiet = server.create_room(&SettingsPatch::default()).await;
+    for player in &mut table.players {
+        player.drain().await;
+    }
+    assert_eq!(readyz(&server).await, (200, "ready".to_owned()));
+
+    database.stop();
+    let red_move = table.send_move(seat(0), 0, "h2h4").await;
+    let noticed = eventually(WAIT, || async {
+        readyz(&server).await == (503, "storage stopped".to_owned())
+    })
+    .await;
+    assert!(noticed, "readiness says storage stopped");
+
+    let (mut visitor, snapshot) = server.connect(&quiet.id).await;
+    assert_eq!(snapshot.v, 0, "a new connection is served from memory");
+    let began = Instant::now();
+    visitor
+        .fails(
+            ErrorCode::StorageUnavailable,
+            ClientMessage::TakeSeat {
+                seat: seat(0),
+                name: "Ann".into(),
+            },
+        )
+        .await;
+    assert!(
+        began.elapsed() < Duration::from_secs(2),
+        "answered within the bound"
+    );
+    assert_eq!(
+        server
+            .get(&format!("/api/rooms/{}", quiet.id))
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(server.post_room("").await.status(), 503, "no new room");
+    let retried = eventually(WAIT, || async {
+        server.metric("fourkings_storage_errors_total").await >= 2.0
+    })
+    .await;
+    assert!(retried, "the commit is retried");
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
+
+    // Back: the held move is stored and delivered, and writes are taken again, with no restart.
+    database.resume();
+    assert!(matches!(
+        table.players[0].answer(red_move).await,
+        ServerMessage::Ack { .. }
+    ));
+    table.players[1]
+        .event_where(|_, e| matches!(e, Event::Moved(_)).then_some(()))
+        .await;
+    let recovered = eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await;
+    assert!(recovered, "ready again");
+    assert!(!visitor.take_seat(seat(0), "Ann").await.is_empty());
+    let answer = table.play(seat(1), 1, "b7c7").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
+    let stored: u32 = database
+        .sql("SELECT count(*) FROM records WHERE body LIKE '%h2h4%' OR body LIKE '%b7c7%'")
+        .parse()
+        .unwrap();
+    assert_eq!(stored, 2, "both moves are in the database");
+}
+
+#[tokio::test]
+async fn an_unreachable_database_stops_the_start_within_the_timeout_and_hides_the_password() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut config = test_config();
+    config.in_memory = false;
+    config.storage_timeout_seconds = 1.0;
+    config.database = Database::Postgres(format!("postgres://ann:hunter2@127.0.0.1:{port}/rooms"));
+    let began = Instant::now();
+    let error = Server::start(config)
+        .await
+        .err()
+        .expect("no server without its database");
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        began.elapsed()
+    );
+    let message = format!("{error}: {:?}", error);
+    assert!(message.contains("cannot be reached"), "{message}");
+    assert!(message.contains("ann:***@127.0.0.1"), "{message}");
+    assert!(!message.contains("hunter2"), "{message}");
+}
+
+#[tokio::test]
+async fn a_database_set_up_by_a_newer_build_is_refused_and_left_as_it_was() {
+    let database = TestPostgres::start();
+    let server = TestServer::with(on(&database)).await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    server.server.stop().await;
+    database.sql("UPDATE fourkings_schema SET version = 99");
+
+    let mut config = test_config();
+    on(&database)(&mut config);
+    let error = Server::start(config).await.err().expect("refused");
+    assert!(
+        error
+            .to_string()
+            .contains("newer version of Four Kings (schema 99"),
+        "{error}"
+    );
+    assert_eq!(database.sql("SELECT version FROM fourkings_schema"), "99");
+    assert_eq!(
+        database.sql(&format!(
+            "SELECT count(*) FROM rooms WHERE id = '{}'",
+            room.id
+        )),
+        "1"
+    );
+}
+
+/// Every stored record is checked as it loads: a room whose records were changed in the
+/// database into something the server never writes is set aside (not served, counted, kept);
+/// the other rooms come back over the restart as they were.
+#[tokio::test]
+async fn rooms_come_back_over_a_restart_and_an_altered_one_is_set_aside() {
+    let database = TestPostgres::start();
+    let server = TestServer::with(on(&database)).await;
+    let altered = server.create_room(&SettingsPatch::default()).await;
+    let kept = server.create_room(&SettingsPatch::default()).await;
+    server.server.stop().await;
+    let changed = database.sql(&format!(
+        "WITH changed AS (UPDATE records \
+             SET body = replace(body, '\"preset\":\"teams\"', '\"preset\":\"chaturanga\"') \
+             WHERE room = '{}' RETURNING id) \
+         SELECT count(*) FROM changed",
+        altered.id
+    ));
+    assert_eq!(changed, "1", "the room's creation record");
+
+    let server = TestServer::with(on(&database)).await;
+    let status = |id: String| {
+        let server = &server;
+        async move { server.get(&format!("/api/rooms/{id}")).await.status() }
+    };
+    assert_eq!(status(altered.id.clone()).await, 404, "not served");
+    assert_eq!(status(kept.id.clone()).await, 200, "back as it was");
+    assert_eq!(server.metric("fourkings_rooms_set_aside_total").await, 1.0);
+    server.server.stop().await;
+    assert_eq!(
+        database.sql(&format!(
+            "SELECT count(*) FROM records WHERE room = '{}' AND body LIKE '%chaturanga%'",
+            altered.id
+        )),
+        "1",
+        "kept for someone to look at"
+    );
+}
