@@ -4,6 +4,7 @@
 
 mod arena;
 mod health;
+mod migrate;
 mod perft;
 mod serve;
 mod uci;
@@ -39,6 +40,9 @@ enum Command {
     /// Speak UCI (the dialect of 4pchess) on standard input and output: the engine for other
     /// programs and `fourkings arena --engine`.
     Uci(uci::UciArgs),
+    /// Copy everything a database holds (rooms, records, the archive) into another, empty one: a
+    /// SQLite file into PostgreSQL, or back.
+    Migrate(migrate::MigrateArgs),
     /// Print the protocol as one JSON Schema document (what `GET /api/schema.json` serves, and
     /// `protocol/schema.json` holds).
     Schema,
@@ -63,6 +67,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Arena(args)) => arena::run(&args),
         Some(Command::Health(args)) => health::run(&args),
         Some(Command::Uci(args)) => uci::run(&args),
+        Some(Command::Migrate(args)) => migrate::run(&args),
         Some(Command::Schema) => {
             print!("{}", fourkings_protocol::schema::document_text());
             Ok(())

@@ -10,6 +10,7 @@
 //! (WAL mode), [`postgres::PostgresStorage`] in a PostgreSQL database, [`memory::MemoryStorage`]
 //! in memory (tests, and a server that needs no durability).
 
+pub mod contents;
 pub(crate) mod health;
 pub mod memory;
 pub mod postgres;
@@ -49,6 +50,12 @@ pub enum StorageError {
     /// A database operation failed.
     #[error("database error")]
     Database(#[source] Cause),
+    /// A database to be filled (`fourkings migrate --to`) already holds rooms or games.
+    #[error("database {target} already holds rooms or games: it is not overwritten")]
+    NotEmpty {
+        /// The database (a file's path, or a URL without its password).
+        target: String,
+    },
     /// The storage thread has stopped (it was asked to, or it panicked).
     #[error("the storage thread has stopped")]
     Stopped,

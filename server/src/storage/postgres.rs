@@ -15,6 +15,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::config::SslMode;
 use tokio_postgres::types::ToSql;
 
+use super::contents::{Contents, Portable, StoredRecord, StoredRoom};
 use super::{ArchivedGame, Cause, Loaded, RoomLog, Storage, StorageError, Write};
 
 /// The schema, one migration per version: migration `i` takes the database from version `i` to
@@ -400,6 +401,151 @@ impl PostgresStorage {
             result: row.get(6),
             text: row.get(7),
         }))
+    }
+}
+
+impl PostgresStorage {
+    async fn read_contents(&self) -> Result<Contents, Failure> {
+        let client = self.client().await?;
+        let rooms = client
+            .query(
+                "SELECT id, created_at, closed_at, version FROM rooms ORDER BY created_at, id",
+                &[],
+            )
+            .await
+            .map_err(query)?
+            .into_iter()
+            .map(|row| StoredRoom {
+                id: row.get(0),
+                created_at: row.get::<_, i64>(1) as u64,
+                closed_at: row.get::<_, Option<i64>>(2).map(|at| at as u64),
+                version: row.get::<_, i64>(3) as u64,
+            })
+            .collect();
+        let records = client
+            .query("SELECT room, at, body, v FROM records ORDER BY id", &[])
+            .await
+            .map_err(query)?
+            .into_iter()
+            .map(|row| StoredRecord {
+                room: row.get(0),
+                at: row.get::<_, i64>(1) as u64,
+                body: row.get(2),
+                v: row.get::<_, Option<i64>>(3).map(|v| v as u64),
+            })
+            .collect();
+        let games = client
+            .query(
+                "SELECT id, room, finished_at, board, players, settings, result, text
+                 FROM games ORDER BY finished_at, id",
+                &[],
+            )
+            .await
+            .map_err(query)?
+            .into_iter()
+            .map(|row| ArchivedGame {
+                id: row.get(0),
+                room: row.get(1),
+                finished_at: row.get::<_, i64>(2) as u64,
+                board: row.get(3),
+                players: row.get(4),
+                settings: row.get(5),
+                result: row.get(6),
+                text: row.get(7),
+            })
+            .collect();
+        let alive_at: Option<i64> = client
+            .query_opt("SELECT at FROM alive WHERE id = 1", &[])
+            .await
+            .map_err(query)?
+            .map(|row| row.get(0));
+        Ok(Contents {
+            rooms,
+            records,
+            games,
+            alive_at: alive_at.map(|at| at as u64),
+        }
+        .without_closed_rooms_records())
+    }
+
+    /// Whether the database held anything, and if not, `contents` written into it.
+    async fn fill_empty(&self, contents: &Contents) -> Result<bool, Failure> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(query)?;
+        // Nothing else writes while the copy is made.
+        tx.batch_execute("LOCK TABLE rooms, games IN EXCLUSIVE MODE")
+            .await
+            .map_err(query)?;
+        let held: i64 = tx
+            .query_one(
+                "SELECT (SELECT count(*) FROM rooms) + (SELECT count(*) FROM games)",
+                &[],
+            )
+            .await
+            .map_err(query)?
+            .get(0);
+        if held > 0 {
+            return Ok(false);
+        }
+        let room = tx
+            .prepare(
+                "INSERT INTO rooms (id, created_at, closed_at, version) VALUES ($1, $2, $3, $4)",
+            )
+            .await
+            .map_err(query)?;
+        let inserts = contents.rooms.iter().map(|r| {
+            let params: Vec<Box<dyn ToSql + Sync + Send>> = vec![
+                Box::new(r.id.clone()),
+                Box::new(r.created_at as i64),
+                Box::new(r.closed_at.map(|at| at as i64)),
+                Box::new(r.version as i64),
+            ];
+            tx.execute_raw(&room, params)
+        });
+        futures_util::future::try_join_all(inserts)
+            .await
+            .map_err(query)?;
+        let statements = Statements::prepare(&tx).await?;
+        let mut writes: Vec<Write> = contents
+            .records
+            .iter()
+            .map(|record| Write::Record {
+                room: record.room.clone(),
+                at: record.at,
+                body: record.body.clone(),
+                v: record.v,
+            })
+            .collect();
+        writes.extend(contents.games.iter().cloned().map(Write::Archive));
+        writes.extend(contents.alive_at.map(|at| Write::Alive { at }));
+        let pending = writes.iter().map(|write| {
+            let (statement, params) = statements.for_write(write);
+            tx.execute_raw(statement, params)
+        });
+        futures_util::future::try_join_all(pending)
+            .await
+            .map_err(query)?;
+        tx.commit().await.map_err(query)?;
+        Ok(true)
+    }
+}
+
+impl Portable for PostgresStorage {
+    fn contents(&mut self) -> Result<Contents, StorageError> {
+        self.run(self.read_contents()).map_err(Failure::into_error)
+    }
+
+    fn fill(&mut self, contents: &Contents) -> Result<(), StorageError> {
+        if self
+            .run(self.fill_empty(contents))
+            .map_err(Failure::into_error)?
+        {
+            Ok(())
+        } else {
+            Err(StorageError::NotEmpty {
+                target: self.target.clone(),
+            })
+        }
     }
 }
 

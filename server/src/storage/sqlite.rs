@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+use super::contents::{Contents, Portable, StoredRecord, StoredRoom};
 use super::{ArchivedGame, Cause, FileProblem, Loaded, RoomLog, Storage, StorageError, Write};
 use crate::config::StorageSync;
 
@@ -361,70 +362,8 @@ impl Storage for SqliteStorage {
         // refused, so that storage counts as failing (and the writes stay held) until the file
         // is put back.
         self.check_identity()?;
-        let mut closed = 0;
         let tx = self.connection.transaction().map_err(Self::db)?;
-        {
-            let mut record = tx
-                .prepare_cached("INSERT INTO records (room, at, body, v) VALUES (?1, ?2, ?3, ?4)")
-                .map_err(Self::db)?;
-            let mut version = tx
-                .prepare_cached("UPDATE rooms SET version = ?2 WHERE id = ?1")
-                .map_err(Self::db)?;
-            for write in writes {
-                match write {
-                    Write::CreateRoom { room, at } => {
-                        tx.execute(
-                            "INSERT INTO rooms (id, created_at) VALUES (?1, ?2)",
-                            params![room, *at as i64],
-                        )
-                        .map_err(Self::db)?;
-                    }
-                    Write::Record { room, at, body, v } => {
-                        record
-                            .execute(params![room, *at as i64, body, v.map(|v| v as i64)])
-                            .map_err(Self::db)?;
-                    }
-                    Write::Version { room, v } => {
-                        version
-                            .execute(params![room, *v as i64])
-                            .map_err(Self::db)?;
-                    }
-                    Write::Archive(game) => {
-                        tx.execute(
-                            "INSERT OR REPLACE INTO games (id, room, finished_at, board, players, settings, result, text)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                            params![
-                                game.id,
-                                game.room,
-                                game.finished_at as i64,
-                                game.board,
-                                game.players,
-                                game.settings,
-                                game.result,
-                                game.text
-                            ],
-                        )
-                        .map_err(Self::db)?;
-                    }
-                    Write::CloseRoom { room, at } => {
-                        tx.execute(
-                            "UPDATE rooms SET closed_at = ?2 WHERE id = ?1",
-                            params![room, *at as i64],
-                        )
-                        .map_err(Self::db)?;
-                        // Its records go in the next purge (see `maintain`); its games stay.
-                        closed += 1;
-                    }
-                    Write::Alive { at } => {
-                        tx.execute(
-                            "INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?1)",
-                            [*at as i64],
-                        )
-                        .map_err(Self::db)?;
-                    }
-                }
-            }
-        }
+        let closed = write_in(&tx, writes)?;
         tx.commit().map_err(Self::db)?;
         self.closed_since_purge += closed;
         Ok(())
@@ -460,6 +399,183 @@ impl Storage for SqliteStorage {
             .optional()
             .map_err(Self::db)
     }
+}
+
+impl Portable for SqliteStorage {
+    fn contents(&mut self) -> Result<Contents, StorageError> {
+        let c = &self.connection;
+        let mut rooms = c
+            .prepare("SELECT id, created_at, closed_at, version FROM rooms ORDER BY rowid")
+            .map_err(Self::db)?;
+        let rooms = rooms
+            .query_map([], |row| {
+                Ok(StoredRoom {
+                    id: row.get(0)?,
+                    created_at: row.get::<_, i64>(1)? as u64,
+                    closed_at: row.get::<_, Option<i64>>(2)?.map(|at| at as u64),
+                    version: row.get::<_, i64>(3)? as u64,
+                })
+            })
+            .map_err(Self::db)?
+            .collect::<Result<_, _>>()
+            .map_err(Self::db)?;
+        let mut records = c
+            .prepare("SELECT room, at, body, v FROM records ORDER BY id")
+            .map_err(Self::db)?;
+        let records = records
+            .query_map([], |row| {
+                Ok(StoredRecord {
+                    room: row.get(0)?,
+                    at: row.get::<_, i64>(1)? as u64,
+                    body: row.get(2)?,
+                    v: row.get::<_, Option<i64>>(3)?.map(|v| v as u64),
+                })
+            })
+            .map_err(Self::db)?
+            .collect::<Result<_, _>>()
+            .map_err(Self::db)?;
+        let mut games = c
+            .prepare(
+                "SELECT id, room, finished_at, board, players, settings, result, text
+                 FROM games ORDER BY finished_at, id",
+            )
+            .map_err(Self::db)?;
+        let games = games
+            .query_map([], |row| {
+                Ok(ArchivedGame {
+                    id: row.get(0)?,
+                    room: row.get(1)?,
+                    finished_at: row.get::<_, i64>(2)? as u64,
+                    board: row.get(3)?,
+                    players: row.get(4)?,
+                    settings: row.get(5)?,
+                    result: row.get(6)?,
+                    text: row.get(7)?,
+                })
+            })
+            .map_err(Self::db)?
+            .collect::<Result<_, _>>()
+            .map_err(Self::db)?;
+        let alive_at: Option<i64> = c
+            .query_row("SELECT at FROM alive WHERE id = 1", [], |row| row.get(0))
+            .optional()
+            .map_err(Self::db)?;
+        Ok(Contents {
+            rooms,
+            records,
+            games,
+            alive_at: alive_at.map(|at| at as u64),
+        }
+        .without_closed_rooms_records())
+    }
+
+    fn fill(&mut self, contents: &Contents) -> Result<(), StorageError> {
+        let tx = self.connection.transaction().map_err(Self::db)?;
+        let held: i64 = tx
+            .query_row(
+                "SELECT (SELECT count(*) FROM rooms) + (SELECT count(*) FROM games)",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(Self::db)?;
+        if held > 0 {
+            return Err(StorageError::NotEmpty {
+                target: self.path.display().to_string(),
+            });
+        }
+        for room in &contents.rooms {
+            tx.execute(
+                "INSERT INTO rooms (id, created_at, closed_at, version) VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    room.id,
+                    room.created_at as i64,
+                    room.closed_at.map(|at| at as i64),
+                    room.version as i64
+                ],
+            )
+            .map_err(Self::db)?;
+        }
+        let mut writes: Vec<Write> = contents
+            .records
+            .iter()
+            .map(|record| Write::Record {
+                room: record.room.clone(),
+                at: record.at,
+                body: record.body.clone(),
+                v: record.v,
+            })
+            .collect();
+        writes.extend(contents.games.iter().cloned().map(Write::Archive));
+        writes.extend(contents.alive_at.map(|at| Write::Alive { at }));
+        write_in(&tx, &writes)?;
+        tx.commit().map_err(Self::db)
+    }
+}
+
+/// Makes `writes` in `tx`; returns how many rooms they closed.
+fn write_in(tx: &rusqlite::Transaction<'_>, writes: &[Write]) -> Result<usize, StorageError> {
+    let mut closed = 0;
+    let mut record = tx
+        .prepare_cached("INSERT INTO records (room, at, body, v) VALUES (?1, ?2, ?3, ?4)")
+        .map_err(SqliteStorage::db)?;
+    let mut version = tx
+        .prepare_cached("UPDATE rooms SET version = ?2 WHERE id = ?1")
+        .map_err(SqliteStorage::db)?;
+    for write in writes {
+        match write {
+            Write::CreateRoom { room, at } => {
+                tx.execute(
+                    "INSERT INTO rooms (id, created_at) VALUES (?1, ?2)",
+                    params![room, *at as i64],
+                )
+                .map_err(SqliteStorage::db)?;
+            }
+            Write::Record { room, at, body, v } => {
+                record
+                    .execute(params![room, *at as i64, body, v.map(|v| v as i64)])
+                    .map_err(SqliteStorage::db)?;
+            }
+            Write::Version { room, v } => {
+                version
+                    .execute(params![room, *v as i64])
+                    .map_err(SqliteStorage::db)?;
+            }
+            Write::Archive(game) => {
+                tx.execute(
+                        "INSERT OR REPLACE INTO games (id, room, finished_at, board, players, settings, result, text)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                        params![
+                            game.id,
+                            game.room,
+                            game.finished_at as i64,
+                            game.board,
+                            game.players,
+                            game.settings,
+                            game.result,
+                            game.text
+                        ],
+                    )
+                    .map_err(SqliteStorage::db)?;
+            }
+            Write::CloseRoom { room, at } => {
+                tx.execute(
+                    "UPDATE rooms SET closed_at = ?2 WHERE id = ?1",
+                    params![room, *at as i64],
+                )
+                .map_err(SqliteStorage::db)?;
+                // Its records go in the next purge (see `maintain`); its games stay.
+                closed += 1;
+            }
+            Write::Alive { at } => {
+                tx.execute(
+                    "INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?1)",
+                    [*at as i64],
+                )
+                .map_err(SqliteStorage::db)?;
+            }
+        }
+    }
+    Ok(closed)
 }
 
 /// A file's device and inode: what stays the same while a path names the same file.
