@@ -1,6 +1,7 @@
-//! What durable storage costs: move round-trip latency and moves per second with storage in
-//! memory (off) and in SQLite (on), measured in one run. Rounds alternate between the two, so that
-//! a noisy neighbour slows both alike; medians and their ratios are printed.
+//! What durable storage costs: move round-trip latency, moves per second and CPU per move with
+//! storage in memory (off), in SQLite and, given `--postgres URL`, in PostgreSQL, measured in one
+//! run. Rounds rotate through the stores, so that a noisy neighbour slows each alike; medians and
+//! their ratios to memory are printed.
 //!
 //! `cargo run --release -p fourkings-tests --bin storage-cost -- --rooms 50 --seconds 5 --rounds 3`
 
@@ -14,7 +15,7 @@ use clap::ValueEnum;
 use fourkings_protocol::{
     ClientMessage, ClientRequest, CreateRoomResponse, SeatIndex, ServerMessage, SettingsPatch,
 };
-use fourkings_server::{Config, Server, StorageSync};
+use fourkings_server::{Config, Database, Server, StorageSync};
 use futures_util::{SinkExt, StreamExt};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
@@ -34,9 +35,30 @@ struct Args {
     /// SQLite synchronisation.
     #[arg(long, value_enum, default_value_t = StorageSync::Full)]
     sync: StorageSync,
-    /// Fail unless storage keeps at least this share of the throughput.
+    /// Fail unless SQLite keeps at least this share of the throughput.
     #[arg(long)]
     require_ratio: Option<f64>,
+    /// Measure PostgreSQL too, in this database (each round adds its rooms to it).
+    #[arg(long)]
+    postgres: Option<String>,
+}
+
+/// Where a round keeps its rooms.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Memory,
+    Sqlite,
+    Postgres,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Memory => "off (memory)",
+            Kind::Sqlite => "SQLite file",
+            Kind::Postgres => "PostgreSQL",
+        }
+    }
 }
 
 /// One round's result.
@@ -44,6 +66,28 @@ struct Round {
     moves: u64,
     seconds: f64,
     latency: Histogram<u64>,
+    /// CPU seconds of this process (the server and the players) while it measured.
+    cpu: f64,
+    /// CPU seconds of PostgreSQL's processes while it measured.
+    database_cpu: f64,
+}
+
+/// CPU seconds spent so far by this process, and by PostgreSQL's processes on this machine.
+fn cpu_seconds() -> anyhow::Result<(f64, f64)> {
+    let ticks = procfs::ticks_per_second() as f64;
+    let own = procfs::process::Process::myself()?.stat()?;
+    let mut database = 0;
+    for process in procfs::process::all_processes()?.flatten() {
+        if let Ok(stat) = process.stat() {
+            if stat.comm == "postgres" {
+                database += stat.utime + stat.stime;
+            }
+        }
+    }
+    Ok((
+        (own.utime + own.stime) as f64 / ticks,
+        database as f64 / ticks,
+    ))
 }
 
 #[tokio::main(flavor = "multi_thread")]
@@ -51,17 +95,21 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let dir = std::env::temp_dir().join(format!("fourkings-storage-cost-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let mut off = Vec::new();
-    let mut on = Vec::new();
+    let mut kinds = vec![Kind::Memory, Kind::Sqlite];
+    if args.postgres.is_some() {
+        kinds.push(Kind::Postgres);
+    }
+    let mut results: Vec<Vec<Round>> = kinds.iter().map(|_| Vec::new()).collect();
     for round in 0..args.rounds {
-        let path = dir.join(format!("round-{round}.db"));
-        // The order flips every round, so that a load that comes or goes mid-run weighs on both.
-        if round % 2 == 0 {
-            off.push(measure(&args, None).await?);
-            on.push(measure(&args, Some(path)).await?);
-        } else {
-            on.push(measure(&args, Some(path)).await?);
-            off.push(measure(&args, None).await?);
+        // The order turns every round, so that a load that comes or goes mid-run weighs on all.
+        for i in 0..kinds.len() {
+            let k = (i + round) % kinds.len();
+            let database = match kinds[k] {
+                Kind::Memory => None,
+                Kind::Sqlite => Some(Database::File(dir.join(format!("round-{round}.db")))),
+                Kind::Postgres => args.postgres.clone().map(Database::Postgres),
+            };
+            results[k].push(measure(&args, database).await?);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -72,13 +120,18 @@ async fn main() -> anyhow::Result<()> {
         for r in rounds {
             all.add(&r.latency).expect("same bounds");
         }
-        (rates[rates.len() / 2], all)
+        let moves: u64 = rounds.iter().map(|r| r.moves).sum::<u64>().max(1);
+        let per_move = |cpu: f64| cpu * 1e6 / moves as f64;
+        (
+            rates[rates.len() / 2],
+            all,
+            per_move(rounds.iter().map(|r| r.cpu).sum()),
+            per_move(rounds.iter().map(|r| r.database_cpu).sum()),
+        )
     };
-    let (rate_off, lat_off) = summary(&off);
-    let (rate_on, lat_on) = summary(&on);
     let ms = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
     println!(
-        "{} rooms, {} rounds of {} s each, alternating; SQLite sync={}; moves/s are the median round's",
+        "{} rooms, {} rounds of {} s each, rotating; SQLite sync={}; moves/s are the median round's",
         args.rooms,
         args.rounds,
         args.seconds,
@@ -87,35 +140,39 @@ async fn main() -> anyhow::Result<()> {
             .map_or_else(String::new, |v| v.get_name().to_owned())
     );
     println!(
-        "{:<20} {:>12} {:>10} {:>10} {:>10}",
-        "storage", "moves/s", "p50 ms", "p99 ms", "max ms"
+        "{:<16} {:>10} {:>8} {:>8} {:>8} {:>14} {:>14}",
+        "storage", "moves/s", "p50 ms", "p99 ms", "max ms", "CPU us/move", "DB CPU us/move"
     );
-    for (name, rate, lat) in [
-        ("off (memory)", rate_off, &lat_off),
-        ("on (SQLite file)", rate_on, &lat_on),
-    ] {
+    for (kind, rounds) in kinds.iter().zip(&results) {
+        let (rate, latency, cpu, database_cpu) = summary(rounds);
         println!(
-            "{name:<20} {rate:>12.0} {:>10.2} {:>10.2} {:>10.2}",
-            ms(lat, 0.5),
-            ms(lat, 0.99),
-            lat.max() as f64 / 1000.0
+            "{:<16} {rate:>10.0} {:>8.2} {:>8.2} {:>8.2} {cpu:>14.0} {database_cpu:>14.0}",
+            kind.name(),
+            ms(&latency, 0.5),
+            ms(&latency, 0.99),
+            latency.max() as f64 / 1000.0
         );
     }
-    // Each round's pair ran back to back under the same neighbours: the median of the pairs'
+    // Each round's rounds ran back to back under the same neighbours: the median of the rounds'
     // ratios is the figure least moved by a noisy machine.
-    let mut ratios: Vec<f64> = off
-        .iter()
-        .zip(&on)
-        .map(|(off, on)| (on.moves as f64 / on.seconds) / (off.moves as f64 / off.seconds))
-        .collect();
-    ratios.sort_by(f64::total_cmp);
-    let ratio = ratios[ratios.len() / 2];
-    let listed: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
-    println!(
-        "throughput with storage on: {ratio:.2} of off (median of the rounds' ratios: {}); p50 latency added: {:.2} ms",
-        listed.join(" "),
-        ms(&lat_on, 0.5) - ms(&lat_off, 0.5)
-    );
+    let ratio_to_memory = |k: usize| {
+        let mut ratios: Vec<f64> = results[0]
+            .iter()
+            .zip(&results[k])
+            .map(|(off, on)| (on.moves as f64 / on.seconds) / (off.moves as f64 / off.seconds))
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let listed: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+        (ratios[ratios.len() / 2], listed.join(" "))
+    };
+    for (k, kind) in kinds.iter().enumerate().skip(1) {
+        let (ratio, listed) = ratio_to_memory(k);
+        println!(
+            "throughput on {}: {ratio:.2} of memory's (median of the rounds' ratios: {listed})",
+            kind.name()
+        );
+    }
+    let (ratio, _) = ratio_to_memory(1);
     if let Some(required) = args.require_ratio {
         if ratio < required {
             bail!("storage keeps {ratio:.2} of the throughput, below the required {required}");
@@ -125,13 +182,13 @@ async fn main() -> anyhow::Result<()> {
 }
 
 /// Runs `args.rooms` rooms against a fresh server for `args.seconds`.
-async fn measure(args: &Args, database: Option<std::path::PathBuf>) -> anyhow::Result<Round> {
+async fn measure(args: &Args, database: Option<Database>) -> anyhow::Result<Round> {
     let mut config = Config::with_addr("127.0.0.1:0".parse()?);
     config.rate_per_second = 100_000;
     config.rate_burst = 100_000;
-    if let Some(path) = database {
+    if let Some(database) = database {
         config.in_memory = false;
-        config.database = path.into();
+        config.database = database;
         config.storage_sync = args.sync;
     }
     let server = Server::start(config).await?;
@@ -148,10 +205,12 @@ async fn measure(args: &Args, database: Option<std::path::PathBuf>) -> anyhow::R
     // Let every room start before measuring.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let started = Instant::now();
+    let cpu_before = cpu_seconds()?;
     let mut counted = Vec::new();
     tokio::time::sleep(Duration::from_secs_f64(args.seconds)).await;
     stop.store(true, Ordering::SeqCst);
     let seconds = started.elapsed().as_secs_f64();
+    let cpu_after = cpu_seconds()?;
     for player in players {
         counted.push(player.await??);
     }
@@ -166,6 +225,8 @@ async fn measure(args: &Args, database: Option<std::path::PathBuf>) -> anyhow::R
         moves,
         seconds,
         latency,
+        cpu: cpu_after.0 - cpu_before.0,
+        database_cpu: cpu_after.1 - cpu_before.1,
     })
 }
 
