@@ -1,6 +1,7 @@
 //! Crash recovery, end to end.
 //!
-//! The real binary runs on a database file in a fresh directory. The test sets up 50 rooms in
+//! The real binary runs on a database file in a fresh directory (and again on a PostgreSQL server
+//! of the test's own). The test sets up 50 rooms in
 //! varied states: mid-game under every preset, turn limits and Duo team clocks running, CPU seats
 //! (and rooms of CPUs only, started just before the kill so that they are still playing), a
 //! player in the grace period, pending draw offers, a resignation waiting for the partner,
@@ -57,7 +58,7 @@ mod twists;
 
 use std::time::Duration;
 
-use run::Stop;
+use run::{Backend, Stop};
 
 /// The whole test may not take longer than this.
 const TEST_BUDGET: Duration = Duration::from_secs(150);
@@ -69,7 +70,17 @@ static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(())
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_room_comes_back_after_a_kill_and_play_goes_on() {
     let _turn = ONE_AT_A_TIME.lock().await;
-    tokio::time::timeout(TEST_BUDGET, run::run(Stop::Kill))
+    tokio::time::timeout(TEST_BUDGET, run::run(Stop::Kill, Backend::File))
+        .await
+        .expect("the test finishes within its budget")
+        .unwrap_or_else(|e| panic!("{e:#}"));
+}
+
+/// The same 50 rooms and kill, on PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_every_room_comes_back_after_a_kill_and_play_goes_on() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    tokio::time::timeout(TEST_BUDGET, run::run(Stop::Kill, Backend::Postgres))
         .await
         .expect("the test finishes within its budget")
         .unwrap_or_else(|e| panic!("{e:#}"));
@@ -81,7 +92,17 @@ async fn every_room_comes_back_after_a_kill_and_play_goes_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_room_comes_back_after_sigterm_and_play_goes_on() {
     let _turn = ONE_AT_A_TIME.lock().await;
-    tokio::time::timeout(TEST_BUDGET, run::run(Stop::Term))
+    tokio::time::timeout(TEST_BUDGET, run::run(Stop::Term, Backend::File))
+        .await
+        .expect("the test finishes within its budget")
+        .unwrap_or_else(|e| panic!("{e:#}"));
+}
+
+/// The same graceful restart, on PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_every_room_comes_back_after_sigterm_and_play_goes_on() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    tokio::time::timeout(TEST_BUDGET, run::run(Stop::Term, Backend::Postgres))
         .await
         .expect("the test finishes within its budget")
         .unwrap_or_else(|e| panic!("{e:#}"));

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail, ensure};
 use fourkings_protocol::{ChatChannel, ClientMessage, GameStatus};
+use fourkings_tests::postgres::TestPostgres;
 use fourkings_tests::{ServerProcess, fourkings_binary, temp_dir};
 
 use crate::base::Base;
@@ -83,10 +84,26 @@ pub(crate) enum Stop {
     Term,
 }
 
-pub(crate) async fn run(stop: Stop) -> Result<()> {
+/// Where the server keeps its rooms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// A SQLite file in a fresh folder.
+    File,
+    /// A PostgreSQL server of the test's own.
+    Postgres,
+}
+
+pub(crate) async fn run(stop: Stop, backend: Backend) -> Result<()> {
     let dir = temp_dir("crash");
-    let database = dir.path().join("rooms.db");
-    let database = database.to_str().expect("a UTF-8 path").to_owned();
+    // Kept until the end: the folder of the file, or the database server.
+    let postgres = (backend == Backend::Postgres).then(TestPostgres::start);
+    let database = match &postgres {
+        Some(postgres) => postgres.url(),
+        None => {
+            let file = dir.path().join("rooms.db");
+            file.to_str().expect("a UTF-8 path").to_owned()
+        }
+    };
     let args = [
         "serve",
         "--addr",
