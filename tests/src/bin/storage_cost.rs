@@ -70,6 +70,70 @@ struct Round {
     cpu: f64,
     /// CPU seconds of PostgreSQL's processes while it measured.
     database_cpu: f64,
+    /// The server's histogram of commit times: each bucket's bound (seconds) and how many
+    /// commits took at most that long, then the total seconds and count.
+    commits: Commits,
+}
+
+/// A histogram of commit times, as `/metrics` gives it.
+#[derive(Default)]
+struct Commits {
+    buckets: Vec<(f64, u64)>,
+    seconds: f64,
+    count: u64,
+}
+
+impl Commits {
+    /// Reads `fourkings_storage_commit_seconds` from a `/metrics` text.
+    fn from_metrics(text: &str) -> Commits {
+        let mut commits = Commits::default();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("fourkings_storage_commit_seconds") else {
+                continue;
+            };
+            let Some((name, value)) = rest.rsplit_once(' ') else {
+                continue;
+            };
+            let value: f64 = value.parse().unwrap_or(0.0);
+            if let Some(bound) = name
+                .strip_prefix("_bucket{le=\"")
+                .and_then(|b| b.strip_suffix("\"}"))
+            {
+                let bound = bound.parse().unwrap_or(f64::INFINITY);
+                commits.buckets.push((bound, value as u64));
+            } else if name == "_sum" {
+                commits.seconds = value;
+            } else if name == "_count" {
+                commits.count = value as u64;
+            }
+        }
+        commits
+    }
+
+    fn add(&mut self, other: &Commits) {
+        if self.buckets.is_empty() {
+            self.buckets = other.buckets.clone();
+        } else {
+            for (mine, theirs) in self.buckets.iter_mut().zip(&other.buckets) {
+                mine.1 += theirs.1;
+            }
+        }
+        self.seconds += other.seconds;
+        self.count += other.count;
+    }
+
+    /// The least bucket bound that at least `q` of the commits took no longer than, in ms.
+    fn quantile_bound_ms(&self, q: f64) -> f64 {
+        let wanted = (self.count as f64 * q).ceil() as u64;
+        self.buckets
+            .iter()
+            .find(|(_, n)| *n >= wanted)
+            .map_or(f64::INFINITY, |(bound, _)| bound * 1000.0)
+    }
+
+    fn mean_ms(&self) -> f64 {
+        self.seconds * 1000.0 / self.count.max(1) as f64
+    }
 }
 
 /// CPU seconds spent so far by this process, and by PostgreSQL's processes on this machine.
@@ -122,11 +186,16 @@ async fn main() -> anyhow::Result<()> {
         }
         let moves: u64 = rounds.iter().map(|r| r.moves).sum::<u64>().max(1);
         let per_move = |cpu: f64| cpu * 1e6 / moves as f64;
+        let mut commits = Commits::default();
+        for r in rounds {
+            commits.add(&r.commits);
+        }
         (
             rates[rates.len() / 2],
             all,
             per_move(rounds.iter().map(|r| r.cpu).sum()),
             per_move(rounds.iter().map(|r| r.database_cpu).sum()),
+            commits,
         )
     };
     let ms = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
@@ -139,18 +208,36 @@ async fn main() -> anyhow::Result<()> {
             .to_possible_value()
             .map_or_else(String::new, |v| v.get_name().to_owned())
     );
+    println!("move: a move's round trip, from sending it to its ack; commit: one transaction");
     println!(
-        "{:<16} {:>10} {:>8} {:>8} {:>8} {:>14} {:>14}",
-        "storage", "moves/s", "p50 ms", "p99 ms", "max ms", "CPU us/move", "DB CPU us/move"
+        "{:<16} {:>8} {:>9} {:>9} {:>9} {:>12} {:>14} {:>9} {:>9}",
+        "storage",
+        "moves/s",
+        "move p50",
+        "move p99",
+        "move max",
+        "commit mean",
+        "commit p99 <=",
+        "CPU/move",
+        "DB/move"
     );
     for (kind, rounds) in kinds.iter().zip(&results) {
-        let (rate, latency, cpu, database_cpu) = summary(rounds);
+        let (rate, latency, cpu, database_cpu, commits) = summary(rounds);
+        let commit = |text: String| {
+            if *kind == Kind::Memory {
+                "-".to_owned()
+            } else {
+                text
+            }
+        };
         println!(
-            "{:<16} {rate:>10.0} {:>8.2} {:>8.2} {:>8.2} {cpu:>14.0} {database_cpu:>14.0}",
+            "{:<16} {rate:>8.0} {:>6.2} ms {:>6.2} ms {:>6.2} ms {:>12} {:>14} {cpu:>6.0} us {database_cpu:>6.0} us",
             kind.name(),
             ms(&latency, 0.5),
             ms(&latency, 0.99),
-            latency.max() as f64 / 1000.0
+            latency.max() as f64 / 1000.0,
+            commit(format!("{:.2} ms", commits.mean_ms())),
+            commit(format!("{} ms", commits.quantile_bound_ms(0.99))),
         );
     }
     // Each round's rounds ran back to back under the same neighbours: the median of the rounds'
@@ -186,6 +273,9 @@ async fn measure(args: &Args, database: Option<Database>) -> anyhow::Result<Roun
     let mut config = Config::with_addr("127.0.0.1:0".parse()?);
     config.rate_per_second = 100_000;
     config.rate_burst = 100_000;
+    // Every player comes from 127.0.0.1.
+    config.room_creations_per_minute = 0;
+    config.max_connections_per_address = 0;
     if let Some(database) = database {
         config.in_memory = false;
         config.database = database;
@@ -214,6 +304,10 @@ async fn measure(args: &Args, database: Option<Database>) -> anyhow::Result<Roun
     for player in players {
         counted.push(player.await??);
     }
+    let metrics = reqwest::get(format!("{base}/metrics"))
+        .await?
+        .text()
+        .await?;
     server.stop().await;
     let mut latency = Histogram::<u64>::new(3)?;
     let mut moves = 0;
@@ -227,6 +321,7 @@ async fn measure(args: &Args, database: Option<Database>) -> anyhow::Result<Roun
         latency,
         cpu: cpu_after.0 - cpu_before.0,
         database_cpu: cpu_after.1 - cpu_before.1,
+        commits: Commits::from_metrics(&metrics),
     })
 }
 
