@@ -111,6 +111,17 @@ impl TestPostgres {
             .to_owned()
     }
 
+    /// Starts `psql` on `statements` in a session of its own and returns at once: a session that
+    /// holds a lock while the test goes on. Killing the child ends the session.
+    pub fn session(&self, statements: &str) -> std::process::Child {
+        self.command("psql")
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", statements])
+            .arg(self.url())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("psql starts")
+    }
+
     fn init(&self) {
         let data = self.data();
         let status = self

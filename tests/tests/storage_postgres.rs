@@ -1,6 +1,8 @@
 //! What only a PostgreSQL database can do wrong, on a real PostgreSQL server of the test's own:
 //! stopped in the middle of a game (writes refused within the bound, reads served, everything
-//! held written and delivered once it is back, with no restart), unreachable or set up by a newer
+//! held written and delivered once it is back, with no restart), a statement that hangs behind
+//! another session's lock (given up within the storage timeout, the room back to what is
+//! stored), unreachable or set up by a newer
 //! build at start (a clear error that never shows the password), and a record altered in the
 //! database (the room set aside, the others served). The scenarios every store shares run on
 //! PostgreSQL through `on_every_store!`.
@@ -187,5 +189,88 @@ async fn rooms_come_back_over_a_restart_and_an_altered_one_is_set_aside() {
         )),
         "1",
         "kept for someone to look at"
+    );
+}
+
+/// A statement that hangs (here, behind a lock another session holds): the commit is given up
+/// within the storage timeout, the move refused and the room back to what is stored; once the
+/// lock is gone, the same move is taken and stored once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_statement_is_given_up_within_the_timeout_and_the_room_goes_back() {
+    let server = TestServer::on(Store::Postgres, |c| c.storage_timeout_seconds = 0.5).await;
+    let database = server.postgres().expect("on PostgreSQL");
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let id = table.room.id.clone();
+    for player in &mut table.players {
+        player.drain().await;
+    }
+    let mut lock = database.session(
+        "BEGIN; LOCK TABLE records IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120); COMMIT;",
+    );
+    let held = "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' \
+                AND relation = 'records'::regclass AND granted";
+    let locked = eventually(WAIT, || async { database.sql(held) == "1" }).await;
+    assert!(locked, "the other session holds the lock");
+
+    let began = Instant::now();
+    let red_move = table.send_move(seat(0), 0, "h2h4").await;
+    let answer = table.players[0].answer(red_move).await;
+    assert!(
+        matches!(
+            answer,
+            ServerMessage::Error {
+                code: ErrorCode::StorageUnavailable,
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "answered within the bound: {:?}",
+        began.elapsed()
+    );
+    let restarting = fourkings_protocol::close::ROOM_RESTARTING.0;
+    let (messages, code) = table.players[1].until_closed().await;
+    assert_eq!(code, Some(restarting));
+    assert!(
+        !messages.iter().any(|m| matches!(
+            m,
+            ServerMessage::Event {
+                event: Event::Moved(_),
+                ..
+            }
+        )),
+        "nobody heard of the move: {messages:?}"
+    );
+
+    // The server ends the session (a backend asleep does not notice its client leave).
+    database.sql(
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE mode = 'AccessExclusiveLock' \
+         AND relation = 'records'::regclass",
+    );
+    lock.wait().expect("psql exits");
+    let recovered = eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await;
+    assert!(recovered, "ready again");
+    let (mut red, snapshot) = server.connect(&id).await;
+    assert_eq!(snapshot.game.as_ref().map(|g| g.ply), Some(0), "no move");
+    let token = table.tokens[0].clone();
+    red.ok(ClientMessage::Hello {
+        seat_tokens: vec![token.clone()],
+        host_token: None,
+        since: Some(snapshot.v),
+    })
+    .await;
+    red.ok(ClientMessage::Move {
+        seat: seat(0),
+        token,
+        ply: 0,
+        mv: "h2h4".into(),
+    })
+    .await;
+    assert_eq!(
+        database.sql("SELECT count(*) FROM records WHERE body LIKE '%h2h4%'"),
+        "1",
+        "stored once"
     );
 }
