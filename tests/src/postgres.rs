@@ -72,6 +72,12 @@ impl TestPostgres {
         self.pg_ctl(&["stop", "-m", "fast", "-w"]);
     }
 
+    /// Kills the server: every process at once, with no shutdown (`pg_ctl stop -m immediate`,
+    /// which is SIGQUIT: the next start recovers from the write-ahead log, as after a crash).
+    pub fn kill(&self) {
+        self.pg_ctl(&["stop", "-m", "immediate", "-w"]);
+    }
+
     /// Starts the stopped server again, on the same port, and waits until it takes connections.
     pub fn resume(&self) {
         let options = format!(

@@ -1,5 +1,5 @@
 //! What only a PostgreSQL database can do wrong, on a real PostgreSQL server of the test's own:
-//! stopped in the middle of a game (writes refused within the bound, reads served, everything
+//! stopped or killed in the middle of a game (writes refused within the bound, reads served, everything
 //! held written and delivered once it is back, with no restart), a statement that hangs behind
 //! another session's lock (given up within the storage timeout, the room back to what is
 //! stored), unreachable or set up by a newer
@@ -29,7 +29,17 @@ fn on(database: &TestPostgres) -> impl Fn(&mut Config) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_stopped_mid_game_refuses_writes_serves_reads_and_takes_everything_held_back() {
-    // A stop shorter than the storage timeout: what is held waits for the database.
+    down_mid_game(TestPostgres::stop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_killed_mid_game_refuses_writes_serves_reads_and_takes_everything_held_back() {
+    down_mid_game(TestPostgres::kill).await;
+}
+
+/// The database goes down (`down`) as Red moves, and comes back.
+async fn down_mid_game(down: fn(&TestPostgres)) {
+    // An outage shorter than the storage timeout: what is held waits for the database.
     let server = TestServer::on(Store::Postgres, |c| c.storage_timeout_seconds = 60.0).await;
     let database = server.postgres().expect("on PostgreSQL");
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
@@ -39,7 +49,7 @@ async fn a_database_stopped_mid_game_refuses_writes_serves_reads_and_takes_every
     }
     assert_eq!(readyz(&server).await, (200, "ready".to_owned()));
 
-    database.stop();
+    down(database);
     let red_move = table.send_move(seat(0), 0, "h2h4").await;
     let noticed = eventually(WAIT, || async {
         readyz(&server).await == (503, "storage stopped".to_owned())
