@@ -233,3 +233,85 @@ fn free_port() -> u16 {
         .expect("a free port")
         .port()
 }
+
+/// A TCP relay between the server under test and its database whose network can be cut: while
+/// cut, nothing passes either way and nothing is closed, as when packets are lost on the way
+/// (the server's connections hang rather than fail); mended, what waited goes on.
+pub struct Relay {
+    addr: std::net::SocketAddr,
+    open: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    /// A relay on a free port of 127.0.0.1 to `database`, open.
+    pub async fn to(database: &TestPostgres) -> Relay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a free port");
+        let addr = listener.local_addr().expect("its address");
+        let target = format!("127.0.0.1:{}", database.port);
+        let (open, watch) = tokio::sync::watch::channel(true);
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let target = target.clone();
+                let watch = watch.clone();
+                tokio::spawn(async move {
+                    let Ok(server) = tokio::net::TcpStream::connect(&target).await else {
+                        return;
+                    };
+                    let (client_read, client_write) = client.into_split();
+                    let (server_read, server_write) = server.into_split();
+                    tokio::join!(
+                        pass(client_read, server_write, watch.clone()),
+                        pass(server_read, client_write, watch),
+                    );
+                });
+            }
+        });
+        Relay { addr, open, task }
+    }
+
+    /// The database's URL through the relay.
+    pub fn url(&self) -> String {
+        format!("postgres://{USER}@{}/postgres", self.addr)
+    }
+
+    /// Cuts the network (`false`) or mends it (`true`).
+    pub fn set_open(&self, open: bool) {
+        self.open.send_replace(open);
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Copies `from` to `to` while the relay is open, waiting while it is cut.
+async fn pass(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut open: tokio::sync::watch::Receiver<bool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        if open.wait_for(|open| *open).await.is_err() {
+            return;
+        }
+        let n = match from.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        // What was read as the network was cut waits for it to mend, as a lost packet would be
+        // sent again.
+        if open.wait_for(|open| *open).await.is_err() {
+            return;
+        }
+        if to.write_all(&buffer[..n]).await.is_err() {
+            return;
+        }
+    }
+}

@@ -1,8 +1,8 @@
 //! What only a PostgreSQL database can do wrong, on a real PostgreSQL server of the test's own:
 //! stopped or killed in the middle of a game (writes refused within the bound, reads served, everything
 //! held written and delivered once it is back, with no restart), a statement that hangs behind
-//! another session's lock (given up within the storage timeout, the room back to what is
-//! stored), unreachable or set up by a newer
+//! another session's lock or a network cut on the way to it (given up within the storage
+//! timeout, the room back to what is stored, the same move taken once it is back), unreachable or set up by a newer
 //! build at start (a clear error that never shows the password), and a record altered in the
 //! database (the room set aside, the others served). The scenarios every store shares run on
 //! PostgreSQL through `on_every_store!`.
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use fourkings_protocol::{ClientMessage, ErrorCode, Event, ServerMessage, SettingsPatch};
 use fourkings_server::{Config, Database, Server};
-use fourkings_tests::postgres::TestPostgres;
+use fourkings_tests::postgres::{Relay, TestPostgres};
 use fourkings_tests::{Store, Table, TestServer, WAIT, eventually, seat, test_config};
 
 async fn readyz(server: &TestServer) -> (u16, String) {
@@ -260,6 +260,83 @@ async fn a_hanging_statement_is_given_up_within_the_timeout_and_the_room_goes_ba
          AND relation = 'records'::regclass",
     );
     lock.wait().expect("psql exits");
+    let recovered = eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await;
+    assert!(recovered, "ready again");
+    let (mut red, snapshot) = server.connect(&id).await;
+    assert_eq!(snapshot.game.as_ref().map(|g| g.ply), Some(0), "no move");
+    let token = table.tokens[0].clone();
+    red.ok(ClientMessage::Hello {
+        seat_tokens: vec![token.clone()],
+        host_token: None,
+        since: Some(snapshot.v),
+    })
+    .await;
+    red.ok(ClientMessage::Move {
+        seat: seat(0),
+        token,
+        ply: 0,
+        mv: "h2h4".into(),
+    })
+    .await;
+    assert_eq!(
+        database.sql("SELECT count(*) FROM records WHERE body LIKE '%h2h4%'"),
+        "1",
+        "stored once"
+    );
+}
+
+/// The network to the database is cut mid-game (nothing passes, nothing closes, so every call
+/// hangs): the commit is given up within the storage timeout, the move refused and the room back
+/// to what is stored; mended, the same move is taken and stored once, with no restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_network_cut_to_the_database_is_given_up_within_the_timeout_and_ridden_out() {
+    let database = TestPostgres::start();
+    let relay = Relay::to(&database).await;
+    let url = relay.url();
+    let server = TestServer::with(move |c| {
+        c.in_memory = false;
+        c.database = Database::Postgres(url);
+        c.storage_timeout_seconds = 1.0;
+    })
+    .await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let id = table.room.id.clone();
+    for player in &mut table.players {
+        player.drain().await;
+    }
+
+    relay.set_open(false);
+    let began = Instant::now();
+    let red_move = table.send_move(seat(0), 0, "h2h4").await;
+    let answer = table.players[0].answer(red_move).await;
+    assert!(
+        matches!(
+            answer,
+            ServerMessage::Error {
+                code: ErrorCode::StorageUnavailable,
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "answered within the bound: {:?}",
+        began.elapsed()
+    );
+    let (messages, _) = table.players[1].until_closed().await;
+    assert!(
+        !messages.iter().any(|m| matches!(
+            m,
+            ServerMessage::Event {
+                event: Event::Moved(_),
+                ..
+            }
+        )),
+        "nobody heard of the move: {messages:?}"
+    );
+
+    relay.set_open(true);
     let recovered = eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await;
     assert!(recovered, "ready again");
     let (mut red, snapshot) = server.connect(&id).await;
