@@ -1,7 +1,7 @@
 //! Everything a database holds, read out whole and written into another: what `fourkings migrate`
 //! moves from a SQLite file into PostgreSQL and back.
 
-use super::{ArchivedGame, StorageError};
+use super::{ArchivedGame, StorageError, Write};
 
 /// A room's row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,6 +47,19 @@ impl Contents {
     /// Whether it holds neither a room nor a game.
     pub fn is_empty(&self) -> bool {
         self.rooms.is_empty() && self.games.is_empty()
+    }
+
+    /// What fills a store once its rooms are in: the records in order, the games, the stamp.
+    pub(crate) fn writes_after_rooms(&self) -> Vec<Write> {
+        let records = self.records.iter().map(|record| Write::Record {
+            room: record.room.clone(),
+            at: record.at,
+            body: record.body.clone(),
+            v: record.v,
+        });
+        let games = self.games.iter().cloned().map(Write::Archive);
+        let alive = self.alive_at.map(|at| Write::Alive { at });
+        records.chain(games).chain(alive).collect()
     }
 
     /// Drops the records of closed rooms, which no server reads again (SQLite deletes them in

@@ -391,16 +391,7 @@ impl PostgresStorage {
             )
             .await
             .map_err(query)?;
-        Ok(row.map(|row| ArchivedGame {
-            id: row.get(0),
-            room: row.get(1),
-            finished_at: row.get::<_, i64>(2) as u64,
-            board: row.get(3),
-            players: row.get(4),
-            settings: row.get(5),
-            result: row.get(6),
-            text: row.get(7),
-        }))
+        Ok(row.as_ref().map(archived_game))
     }
 }
 
@@ -442,17 +433,8 @@ impl PostgresStorage {
             )
             .await
             .map_err(query)?
-            .into_iter()
-            .map(|row| ArchivedGame {
-                id: row.get(0),
-                room: row.get(1),
-                finished_at: row.get::<_, i64>(2) as u64,
-                board: row.get(3),
-                players: row.get(4),
-                settings: row.get(5),
-                result: row.get(6),
-                text: row.get(7),
-            })
+            .iter()
+            .map(archived_game)
             .collect();
         let alive_at: Option<i64> = client
             .query_opt("SELECT at FROM alive WHERE id = 1", &[])
@@ -506,18 +488,7 @@ impl PostgresStorage {
             .await
             .map_err(query)?;
         let statements = Statements::prepare(&tx).await?;
-        let mut writes: Vec<Write> = contents
-            .records
-            .iter()
-            .map(|record| Write::Record {
-                room: record.room.clone(),
-                at: record.at,
-                body: record.body.clone(),
-                v: record.v,
-            })
-            .collect();
-        writes.extend(contents.games.iter().cloned().map(Write::Archive));
-        writes.extend(contents.alive_at.map(|at| Write::Alive { at }));
+        let writes = contents.writes_after_rooms();
         let pending = writes.iter().map(|write| {
             let (statement, params) = statements.for_write(write);
             tx.execute_raw(statement, params)
@@ -546,6 +517,20 @@ impl Portable for PostgresStorage {
                 target: self.target.clone(),
             })
         }
+    }
+}
+
+/// A game read from `SELECT id, room, finished_at, board, players, settings, result, text`.
+fn archived_game(row: &tokio_postgres::Row) -> ArchivedGame {
+    ArchivedGame {
+        id: row.get(0),
+        room: row.get(1),
+        finished_at: row.get::<_, i64>(2) as u64,
+        board: row.get(3),
+        players: row.get(4),
+        settings: row.get(5),
+        result: row.get(6),
+        text: row.get(7),
     }
 }
 

@@ -383,18 +383,7 @@ impl Storage for SqliteStorage {
             .query_row(
                 "SELECT id, room, finished_at, board, players, settings, result, text FROM games WHERE id = ?1",
                 [id],
-                |row| {
-                    Ok(ArchivedGame {
-                        id: row.get(0)?,
-                        room: row.get(1)?,
-                        finished_at: row.get::<_, i64>(2)? as u64,
-                        board: row.get(3)?,
-                        players: row.get(4)?,
-                        settings: row.get(5)?,
-                        result: row.get(6)?,
-                        text: row.get(7)?,
-                    })
-                },
+                archived_game,
             )
             .optional()
             .map_err(Self::db)
@@ -441,18 +430,7 @@ impl Portable for SqliteStorage {
             )
             .map_err(Self::db)?;
         let games = games
-            .query_map([], |row| {
-                Ok(ArchivedGame {
-                    id: row.get(0)?,
-                    room: row.get(1)?,
-                    finished_at: row.get::<_, i64>(2)? as u64,
-                    board: row.get(3)?,
-                    players: row.get(4)?,
-                    settings: row.get(5)?,
-                    result: row.get(6)?,
-                    text: row.get(7)?,
-                })
-            })
+            .query_map([], archived_game)
             .map_err(Self::db)?
             .collect::<Result<_, _>>()
             .map_err(Self::db)?;
@@ -495,21 +473,23 @@ impl Portable for SqliteStorage {
             )
             .map_err(Self::db)?;
         }
-        let mut writes: Vec<Write> = contents
-            .records
-            .iter()
-            .map(|record| Write::Record {
-                room: record.room.clone(),
-                at: record.at,
-                body: record.body.clone(),
-                v: record.v,
-            })
-            .collect();
-        writes.extend(contents.games.iter().cloned().map(Write::Archive));
-        writes.extend(contents.alive_at.map(|at| Write::Alive { at }));
-        write_in(&tx, &writes)?;
+        write_in(&tx, &contents.writes_after_rooms())?;
         tx.commit().map_err(Self::db)
     }
+}
+
+/// A game read from `SELECT id, room, finished_at, board, players, settings, result, text`.
+fn archived_game(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedGame> {
+    Ok(ArchivedGame {
+        id: row.get(0)?,
+        room: row.get(1)?,
+        finished_at: row.get::<_, i64>(2)? as u64,
+        board: row.get(3)?,
+        players: row.get(4)?,
+        settings: row.get(5)?,
+        result: row.get(6)?,
+        text: row.get(7)?,
+    })
 }
 
 /// Makes `writes` in `tx`; returns how many rooms they closed.
