@@ -210,7 +210,6 @@ async fn a_hanging_statement_is_given_up_within_the_timeout_and_the_room_goes_ba
     let server = TestServer::on(Store::Postgres, |c| c.storage_timeout_seconds = 0.5).await;
     let database = server.postgres().expect("on PostgreSQL");
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
-    let id = table.room.id.clone();
     for player in &mut table.players {
         player.drain().await;
     }
@@ -222,37 +221,7 @@ async fn a_hanging_statement_is_given_up_within_the_timeout_and_the_room_goes_ba
     let locked = eventually(WAIT, || async { database.sql(held) == "1" }).await;
     assert!(locked, "the other session holds the lock");
 
-    let began = Instant::now();
-    let red_move = table.send_move(seat(0), 0, "h2h4").await;
-    let answer = table.players[0].answer(red_move).await;
-    assert!(
-        matches!(
-            answer,
-            ServerMessage::Error {
-                code: ErrorCode::StorageUnavailable,
-                ..
-            }
-        ),
-        "{answer:?}"
-    );
-    assert!(
-        began.elapsed() < Duration::from_secs(3),
-        "answered within the bound: {:?}",
-        began.elapsed()
-    );
-    let restarting = fourkings_protocol::close::ROOM_RESTARTING.0;
-    let (messages, code) = table.players[1].until_closed().await;
-    assert_eq!(code, Some(restarting));
-    assert!(
-        !messages.iter().any(|m| matches!(
-            m,
-            ServerMessage::Event {
-                event: Event::Moved(_),
-                ..
-            }
-        )),
-        "nobody heard of the move: {messages:?}"
-    );
+    red_move_is_given_up(&mut table, Duration::from_secs(3)).await;
 
     // The server ends the session (a backend asleep does not notice its client leave).
     database.sql(
@@ -260,29 +229,7 @@ async fn a_hanging_statement_is_given_up_within_the_timeout_and_the_room_goes_ba
          AND relation = 'records'::regclass",
     );
     lock.wait().expect("psql exits");
-    let recovered = eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await;
-    assert!(recovered, "ready again");
-    let (mut red, snapshot) = server.connect(&id).await;
-    assert_eq!(snapshot.game.as_ref().map(|g| g.ply), Some(0), "no move");
-    let token = table.tokens[0].clone();
-    red.ok(ClientMessage::Hello {
-        seat_tokens: vec![token.clone()],
-        host_token: None,
-        since: Some(snapshot.v),
-    })
-    .await;
-    red.ok(ClientMessage::Move {
-        seat: seat(0),
-        token,
-        ply: 0,
-        mv: "h2h4".into(),
-    })
-    .await;
-    assert_eq!(
-        database.sql("SELECT count(*) FROM records WHERE body LIKE '%h2h4%'"),
-        "1",
-        "stored once"
-    );
+    red_move_is_taken_once(&server, &table, database).await;
 }
 
 /// The network to the database is cut mid-game (nothing passes, nothing closes, so every call
@@ -300,12 +247,20 @@ async fn a_network_cut_to_the_database_is_given_up_within_the_timeout_and_ridden
     })
     .await;
     let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
-    let id = table.room.id.clone();
     for player in &mut table.players {
         player.drain().await;
     }
 
     relay.set_open(false);
+    red_move_is_given_up(&mut table, Duration::from_secs(5)).await;
+
+    relay.set_open(true);
+    red_move_is_taken_once(&server, &table, &database).await;
+}
+
+/// Red's first move, sent while storage hangs, is refused with `storage_unavailable` within
+/// `within`, and the room's connections are closed for a restart with nobody told of the move.
+async fn red_move_is_given_up(table: &mut Table, within: Duration) {
     let began = Instant::now();
     let red_move = table.send_move(seat(0), 0, "h2h4").await;
     let answer = table.players[0].answer(red_move).await;
@@ -320,11 +275,13 @@ async fn a_network_cut_to_the_database_is_given_up_within_the_timeout_and_ridden
         "{answer:?}"
     );
     assert!(
-        began.elapsed() < Duration::from_secs(5),
+        began.elapsed() < within,
         "answered within the bound: {:?}",
         began.elapsed()
     );
-    let (messages, _) = table.players[1].until_closed().await;
+    let restarting = fourkings_protocol::close::ROOM_RESTARTING.0;
+    let (messages, code) = table.players[1].until_closed().await;
+    assert_eq!(code, Some(restarting));
     assert!(
         !messages.iter().any(|m| matches!(
             m,
@@ -335,11 +292,14 @@ async fn a_network_cut_to_the_database_is_given_up_within_the_timeout_and_ridden
         )),
         "nobody heard of the move: {messages:?}"
     );
+}
 
-    relay.set_open(true);
-    let recovered = eventually(WAIT, || async { readyz(&server).await.0 == 200 }).await;
+/// Once storage is back, the room is as stored (no move), and the same move is taken and stored
+/// once, with no restart.
+async fn red_move_is_taken_once(server: &TestServer, table: &Table, database: &TestPostgres) {
+    let recovered = eventually(WAIT, || async { readyz(server).await.0 == 200 }).await;
     assert!(recovered, "ready again");
-    let (mut red, snapshot) = server.connect(&id).await;
+    let (mut red, snapshot) = server.connect(&table.room.id).await;
     assert_eq!(snapshot.game.as_ref().map(|g| g.ply), Some(0), "no move");
     let token = table.tokens[0].clone();
     red.ok(ClientMessage::Hello {
