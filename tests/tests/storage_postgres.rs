@@ -321,3 +321,23 @@ async fn red_move_is_taken_once(server: &TestServer, table: &Table, database: &T
         "stored once"
     );
 }
+
+/// `sslmode=require` is never quietly given up: a server without TLS is refused at start (and
+/// the default, `prefer`, is what every other test here connects with, in plain text).
+#[tokio::test]
+async fn a_url_that_requires_tls_is_refused_by_a_server_without_it() {
+    let database = TestPostgres::start();
+    let mut config = test_config();
+    config.in_memory = false;
+    config.storage_timeout_seconds = 2.0;
+    config.database = Database::Postgres(format!("{}?sslmode=require", database.url()));
+    let error = Server::start(config)
+        .await
+        .err()
+        .expect("no plain-text fallback");
+    assert!(error.to_string().contains("cannot be reached"), "{error}");
+    assert_eq!(
+        database.sql("SELECT count(*) FROM pg_tables WHERE tablename = 'rooms'"),
+        "0"
+    );
+}

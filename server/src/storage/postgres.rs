@@ -173,11 +173,14 @@ impl PostgresStorage {
         let manager_config = ManagerConfig {
             recycling_method: RecyclingMethod::Fast,
         };
-        let manager = if config.get_ssl_mode() == SslMode::Disable {
-            Manager::from_config(config, tokio_postgres::NoTls, manager_config)
-        } else {
+        // TLS, checked against the system's roots, only where the URL requires it: `prefer` (the
+        // default) connects in plain text, since libpq's `prefer` checks no certificate and a
+        // stock server's is self-signed.
+        let manager = if config.get_ssl_mode() == SslMode::Require {
             let tls = tls_connector().map_err(|e| setup_error(DatabaseProblem::Tls, Some(e)))?;
             Manager::from_config(config, tls, manager_config)
+        } else {
+            Manager::from_config(config, tokio_postgres::NoTls, manager_config)
         };
         let pool = Pool::builder(manager)
             .max_size(connections.max(1))
