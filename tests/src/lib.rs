@@ -121,10 +121,10 @@ impl Store {
     }
 }
 
-/// Runs each scenario `async fn <name>(store: Store)` named as two tests, `<name>::in_memory`
-/// and `<name>::on_sqlite_file`, each a `#[tokio::test]` (with `multi_thread:` first, on two
-/// worker threads): the end-to-end suites run against both stores. `cargo test on_sqlite_file`
-/// runs only the second kind.
+/// Runs each scenario `async fn <name>(store: Store)` as three tests, `<name>::in_memory`,
+/// `<name>::on_sqlite_file` and `<name>::on_postgres`, each a `#[tokio::test]` (with
+/// `multi_thread:` first, on two worker threads): the end-to-end suites run against every store.
+/// `cargo test on_postgres` runs only the third kind.
 #[macro_export]
 macro_rules! on_every_store {
     (multi_thread: $($name:ident),+ $(,)?) => {

@@ -4,22 +4,26 @@
 //! held is written and delivered as soon as storage works again, without a restart. What was held
 //! when storage failed is answered within the storage timeout: past it, storage gives it up, its
 //! requests are refused and its rooms go back to what is stored. Writes waiting for storage are
-//! capped: past the cap, requests that would need another are refused the same way.
+//! capped: past the cap, requests that would need another are refused the same way. Each runs on
+//! every store (the double makes the store under it fail); the failures of a real PostgreSQL
+//! server are in `storage_postgres.rs`, those of a real disk in `disk_full.rs`.
 
 use fourkings_protocol::{
     ChatChannel, ClientMessage, ErrorCode, Event, RoomInfo, ServerMessage, SettingsPatch,
 };
 use fourkings_tests::doubles::TestStorage;
-use fourkings_tests::{Store, Table, TestServer, WAIT, eventually, seat};
+use fourkings_tests::{Store, Table, TestServer, WAIT, eventually, on_every_store, seat};
 
 async fn readyz(server: &TestServer) -> (u16, String) {
     let response = server.get("/readyz").await;
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_lands_after() {
-    let storage = TestStorage::new(Store::Memory);
+on_every_store!(multi_thread: while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_lands_after);
+async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_lands_after(
+    store: Store,
+) {
+    let storage = TestStorage::new(store);
     // A failure shorter than the storage timeout: what is held waits for storage.
     let server = TestServer::with_storage(
         |c| c.storage_timeout_seconds = 60.0,
@@ -120,9 +124,11 @@ async fn while_storage_fails_writes_are_refused_reads_go_on_and_everything_held_
 /// The storage timeout of the test below: short, so that storage gives up soon.
 const GIVE_UP_SECONDS: f64 = 0.5;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn what_storage_held_when_it_failed_is_refused_within_the_timeout_and_the_room_goes_back() {
-    let storage = TestStorage::new(Store::Memory);
+on_every_store!(multi_thread: what_storage_held_when_it_failed_is_refused_within_the_timeout_and_the_room_goes_back);
+async fn what_storage_held_when_it_failed_is_refused_within_the_timeout_and_the_room_goes_back(
+    store: Store,
+) {
+    let storage = TestStorage::new(store);
     let server = TestServer::with_storage(
         |c| c.storage_timeout_seconds = GIVE_UP_SECONDS,
         Box::new(storage.clone()),
@@ -229,9 +235,9 @@ async fn what_storage_held_when_it_failed_is_refused_within_the_timeout_and_the_
     assert_eq!(server.metric("fourkings_moves_accepted_total").await, 1.0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn writes_waiting_for_a_slow_disk_are_capped_and_all_land_when_it_catches_up() {
-    let storage = TestStorage::new(Store::Memory);
+on_every_store!(multi_thread: writes_waiting_for_a_slow_disk_are_capped_and_all_land_when_it_catches_up);
+async fn writes_waiting_for_a_slow_disk_are_capped_and_all_land_when_it_catches_up(store: Store) {
+    let storage = TestStorage::new(store);
     let server = TestServer::with_storage(
         |c| {
             c.max_held_writes = 3;
