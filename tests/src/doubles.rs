@@ -1,6 +1,6 @@
 //! A storage double for the tests of durability and of storage failing: a real store (in memory,
-//! a SQLite file or PostgreSQL) whose commits the test can hold at a gate (a slow or hanging disk) or make
-//! fail (a full disk, an I/O error), and which remembers every batch it stored.
+//! a SQLite file or PostgreSQL) whose commits the test can hold at a gate (a slow or hanging
+//! disk) or make fail (a full disk, an I/O error), and which remembers every batch it stored.
 
 use std::sync::{Arc, Condvar, Mutex};
 
