@@ -1,6 +1,7 @@
 //! Helpers for the end-to-end tests: a real server on 127.0.0.1 port 0, HTTP calls, and a small
 //! WebSocket client that speaks the protocol.
 
+pub mod disk;
 pub mod doubles;
 pub mod model;
 pub mod postgres;

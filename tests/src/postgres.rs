@@ -20,6 +20,8 @@ const USER: &str = "fourkings";
 pub struct TestPostgres {
     /// The cluster's folder (its data in `data/`, its socket and log beside).
     dir: TempDir,
+    /// The cluster's data folder: `data/` in `dir`, or on a disk of the test's.
+    data: PathBuf,
     bin: PathBuf,
     port: u16,
     /// The user and group the server runs as, when the tests run as root.
@@ -29,6 +31,28 @@ pub struct TestPostgres {
 impl TestPostgres {
     /// Makes a cluster and starts it; panics, saying why, where PostgreSQL cannot run.
     pub fn start() -> TestPostgres {
+        TestPostgres::start_with(None, |_| {})
+    }
+
+    /// Like [`TestPostgres::start`], with the cluster's data (tables and write-ahead log) in
+    /// `disk/data`, for a test that fills that disk (its log and socket stay beside).
+    pub fn start_on(disk: &Path) -> TestPostgres {
+        TestPostgres::start_with(Some(disk), |_| {})
+    }
+
+    /// Like [`TestPostgres::start`], serving TLS as well as plain text, with a certificate for
+    /// `127.0.0.1` signed by a test authority of its own ([`TestPostgres::authority`]), which no
+    /// system trusts.
+    pub fn start_with_tls() -> TestPostgres {
+        TestPostgres::start_with(None, TestPostgres::serve_tls)
+    }
+
+    /// The PEM file of the authority that signed the certificate of a cluster started with TLS.
+    pub fn authority(&self) -> PathBuf {
+        self.dir.path().join("authority.crt")
+    }
+
+    fn start_with(disk: Option<&Path>, prepare: impl FnOnce(&TestPostgres)) -> TestPostgres {
         let bin = programs().unwrap_or_else(|| {
             panic!(
                 "these tests need PostgreSQL's programs (initdb, pg_ctl): install Debian's \
@@ -46,17 +70,22 @@ impl TestPostgres {
             None
         };
         let dir = crate::temp_dir("postgres");
+        let data = disk.unwrap_or(dir.path()).join("data");
         if let Some((uid, gid)) = owner {
-            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
-                .expect("the cluster's folder is given to the postgres user");
+            for folder in [Some(dir.path()), disk].into_iter().flatten() {
+                std::os::unix::fs::chown(folder, Some(uid), Some(gid))
+                    .expect("the cluster's folders are given to the postgres user");
+            }
         }
         let mut cluster = TestPostgres {
             dir,
+            data,
             bin,
             port: 0,
             owner,
         };
         cluster.init();
+        prepare(&cluster);
         cluster.port = free_port();
         cluster.resume();
         cluster
@@ -96,6 +125,11 @@ impl TestPostgres {
             "-o",
             &options,
         ]);
+    }
+
+    /// What the server has logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
     }
 
     /// Runs `statement` with `psql` and returns what it prints (rows a line, fields by `|`).
@@ -141,6 +175,101 @@ impl TestPostgres {
         assert!(status.success(), "initdb failed: {status}");
     }
 
+    /// Makes the authority and the server's certificate with `openssl`, and turns TLS on.
+    fn serve_tls(&self) {
+        let dir = self.dir.path();
+        let openssl = |args: &[&str]| {
+            let output = Command::new("openssl")
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .expect("these tests need the `openssl` program (Debian's `openssl` package)");
+            assert!(
+                output.status.success(),
+                "openssl {args:?} failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        };
+        let key = [
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+        ];
+        openssl(
+            &[
+                &[
+                    "req",
+                    "-x509",
+                    "-days",
+                    "2",
+                    "-subj",
+                    "/CN=Four Kings test authority",
+                ][..],
+                &key,
+                &["-keyout", "authority.key", "-out", "authority.crt"],
+            ]
+            .concat(),
+        );
+        openssl(
+            &[
+                &["req"][..],
+                &key,
+                &[
+                    "-keyout",
+                    "server.key",
+                    "-out",
+                    "server.csr",
+                    "-subj",
+                    "/CN=127.0.0.1",
+                ],
+            ]
+            .concat(),
+        );
+        std::fs::write(
+            dir.join("server.ext"),
+            "basicConstraints = CA:FALSE\nsubjectAltName = IP:127.0.0.1\n",
+        )
+        .expect("the certificate's extensions are written");
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "authority.crt",
+            "-CAkey",
+            "authority.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "server.crt",
+        ]);
+        for file in ["server.crt", "server.key"] {
+            let path = dir.join(file);
+            // PostgreSQL refuses a key that others can read, or that its user does not own.
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+                .expect("the key is made private");
+            if let Some((uid, gid)) = self.owner {
+                std::os::unix::fs::chown(&path, Some(uid), Some(gid))
+                    .expect("the key is given to the postgres user");
+            }
+        }
+        let settings = format!(
+            "ssl = on\nssl_cert_file = '{}'\nssl_key_file = '{}'\n",
+            dir.join("server.crt").display(),
+            dir.join("server.key").display()
+        );
+        let conf = self.data().join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).expect("initdb wrote postgresql.conf");
+        text.push_str(&settings);
+        std::fs::write(&conf, text).expect("postgresql.conf takes the TLS settings");
+    }
+
     fn pg_ctl(&self, args: &[&str]) {
         let output = self
             .command("pg_ctl")
@@ -168,7 +297,7 @@ impl TestPostgres {
     }
 
     fn data(&self) -> PathBuf {
-        self.dir.path().join("data")
+        self.data.clone()
     }
 }
 

@@ -5,64 +5,12 @@
 //! needs root (CI runs as root); elsewhere the storage doubles of `storage_failure.rs` show the
 //! same behaviour, and this test says that it did not run.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::Duration;
 
 use fourkings_protocol::{ClientMessage, CreateRoomResponse, ErrorCode, close};
+use fourkings_tests::disk::{SmallDisk, running_as_root};
 use fourkings_tests::{Client, ServerProcess, WAIT, fourkings_binary, seat, temp_dir};
-
-/// A small tmpfs mounted for the test, unmounted when dropped.
-struct SmallDisk {
-    mount: PathBuf,
-}
-
-impl SmallDisk {
-    /// Mounts a tmpfs of `megabytes` under `dir`, or says why it cannot.
-    fn mount(dir: &Path, megabytes: u32) -> Result<SmallDisk, String> {
-        let mount = dir.join("disk");
-        std::fs::create_dir_all(&mount).map_err(|e| e.to_string())?;
-        let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
-            .arg(&mount)
-            .status()
-            .map_err(|e| e.to_string())?;
-        if !status.success() {
-            return Err(format!("mount exited with {status}"));
-        }
-        Ok(SmallDisk { mount })
-    }
-
-    /// Fills what is left of the disk with a file of its own.
-    fn fill(&self) {
-        use std::io::Write;
-        let mut filler = std::fs::File::create(self.filler()).unwrap();
-        let block = vec![0u8; 64 * 1024];
-        while filler.write_all(&block).is_ok() {}
-    }
-
-    /// Makes room again.
-    fn make_room(&self) {
-        std::fs::remove_file(self.filler()).unwrap();
-    }
-
-    fn filler(&self) -> PathBuf {
-        self.mount.join("filler")
-    }
-}
-
-impl Drop for SmallDisk {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.mount).status();
-    }
-}
-
-fn running_as_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-}
 
 async fn readyz(base: &str) -> (u16, String) {
     let response = reqwest::get(format!("{base}/readyz")).await.unwrap();
@@ -108,7 +56,7 @@ async fn a_full_disk_is_loud_bounded_recovered_from_and_a_shutdown_during_it_tel
             return;
         }
     };
-    let database = disk.mount.join("rooms.db");
+    let database = disk.path().join("rooms.db");
     let log_path = dir.path().join("server.log");
     let mut server = ServerProcess::spawn_logging_to(
         fourkings_binary!(),

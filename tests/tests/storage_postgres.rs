@@ -3,14 +3,16 @@
 //! held written and delivered once it is back, with no restart), a statement that hangs behind
 //! another session's lock or a network cut on the way to it (given up within the storage
 //! timeout, the room back to what is stored, the same move taken once it is back), unreachable or set up by a newer
-//! build at start (a clear error that never shows the password), and a record altered in the
-//! database (the room set aside, the others served). The scenarios every store shares run on
+//! build at start (a clear error that never shows the password), a record altered in the
+//! database (the room set aside, the others served), and a URL that requires TLS (served over
+//! TLS when the certificate is trusted, refused when it is not or when the server has none). The scenarios every store shares run on
 //! PostgreSQL through `on_every_store!`.
 
 use std::time::{Duration, Instant};
 
 use fourkings_protocol::{ClientMessage, ErrorCode, Event, ServerMessage, SettingsPatch};
 use fourkings_server::{Config, Database, Server};
+use fourkings_tests::disk::{SmallDisk, running_as_root};
 use fourkings_tests::postgres::{Relay, TestPostgres};
 use fourkings_tests::{Store, Table, TestServer, WAIT, eventually, seat, test_config};
 
@@ -340,4 +342,129 @@ async fn a_url_that_requires_tls_is_refused_by_a_server_without_it() {
         database.sql("SELECT count(*) FROM pg_tables WHERE tablename = 'rooms'"),
         "0"
     );
+}
+
+/// `sslmode=require` against a server with TLS: the connections are encrypted and checked
+/// against the trusted roots (here the test's authority, named by `SSL_CERT_FILE` as to any
+/// program that reads the system's roots), and the rooms are stored through them.
+#[tokio::test]
+async fn a_url_that_requires_tls_is_served_over_tls_checked_against_the_trusted_roots() {
+    let database = TestPostgres::start_with_tls();
+    let url = format!("{}?sslmode=require", database.url());
+    let authority = database.authority().display().to_string();
+    let server = fourkings_tests::ServerProcess::spawn(
+        fourkings_tests::fourkings_binary!(),
+        &["serve", "--addr", "127.0.0.1:0"],
+        &[("FOURKINGS_DATABASE", &url), ("SSL_CERT_FILE", &authority)],
+    );
+    let created = reqwest::Client::new()
+        .post(format!("{}/api/rooms", server.base))
+        .body("{}")
+        .send()
+        .await
+        .expect("the server answers");
+    assert!(created.status().is_success(), "{}", created.status());
+    assert_eq!(database.sql("SELECT count(*) FROM rooms"), "1");
+    let connections = |encrypted: bool| {
+        database.sql(&format!(
+            "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) \
+             WHERE application_name = 'fourkings' AND ssl = {encrypted}"
+        ))
+    };
+    assert_ne!(connections(true), "0", "the server's connections use TLS");
+    assert_eq!(connections(false), "0", "none in plain text");
+}
+
+/// A server whose certificate no trusted root signed is refused at start, as a stranger would
+/// be: requiring TLS means checking whom it is with.
+#[tokio::test]
+async fn a_url_that_requires_tls_refuses_a_certificate_no_trusted_root_signed() {
+    let database = TestPostgres::start_with_tls();
+    let mut config = test_config();
+    config.in_memory = false;
+    config.storage_timeout_seconds = 2.0;
+    config.database = Database::Postgres(format!("{}?sslmode=require", database.url()));
+    let error = Server::start(config)
+        .await
+        .err()
+        .expect("an unknown certificate is refused");
+    assert!(error.to_string().contains("cannot be reached"), "{error}");
+    assert_eq!(
+        database.sql("SELECT count(*) FROM pg_tables WHERE tablename = 'rooms'"),
+        "0"
+    );
+}
+
+/// The disk under PostgreSQL fills up: the statement that needs a new page fails (PostgreSQL's
+/// "could not extend file"), which is a storage failure like the others: the request is refused
+/// within the storage timeout and nothing of it is stored, the failure counts once, and with
+/// room again writes are taken with no restart, the game in progress going on. (A full disk
+/// under the write-ahead log stops PostgreSQL itself, which the tests above stop and kill.)
+/// Mounting the small disk needs root, as CI runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_under_the_database_refuses_writes_within_the_bound_and_room_brings_them_back()
+{
+    assert!(
+        running_as_root(),
+        "this test puts PostgreSQL on a small tmpfs, and mounting one needs root (CI runs as root)"
+    );
+    let dir = fourkings_tests::temp_dir("postgres-disk");
+    let disk = SmallDisk::mount(dir.path(), 64).expect("a small tmpfs is mounted");
+    let database = TestPostgres::start_on(disk.path());
+    let timeout = Duration::from_secs(1);
+    let server = TestServer::with(|c| {
+        on(&database)(c);
+        c.storage_timeout_seconds = timeout.as_secs_f64();
+    })
+    .await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    for player in &mut table.players {
+        player.drain().await;
+    }
+    let rooms_stored = || -> usize { database.sql("SELECT count(*) FROM rooms").parse().unwrap() };
+    let before = rooms_stored();
+
+    // Rooms are made until one needs more room than the disk has: each is answered within the
+    // bound, a room or a refusal.
+    disk.fill();
+    let mut made = 0;
+    loop {
+        let began = Instant::now();
+        let status = server.post_room("").await.status();
+        assert!(
+            began.elapsed() < timeout + Duration::from_secs(1),
+            "answered within the bound: {:?}",
+            began.elapsed()
+        );
+        if status == 503 {
+            break;
+        }
+        assert_eq!(status, 201);
+        made += 1;
+        assert!(made < 2000, "the disk never ran out of room");
+    }
+    assert!(
+        database.log().contains("No space left on device"),
+        "the disk refused PostgreSQL:\n{}",
+        database.log()
+    );
+    assert_eq!(
+        rooms_stored(),
+        before + made,
+        "the refused room is not stored"
+    );
+    eprintln!("{made} rooms made on the full disk before one was refused");
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 1.0);
+
+    // Room again: rooms are made and the game goes on, with no restart.
+    disk.make_room();
+    let made_again = eventually(WAIT, || async {
+        server.post_room("").await.status() == 201
+    })
+    .await;
+    assert!(made_again, "a room is made once the disk has room");
+    let answer = table.play(seat(0), 0, "h2h4").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    assert_eq!(rooms_stored(), before + made + 1);
+    assert_eq!(readyz(&server).await, (200, "ready".to_owned()));
 }

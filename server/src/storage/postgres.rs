@@ -159,6 +159,10 @@ impl PostgresStorage {
             config.get_options().unwrap_or_default(),
             timeout.as_millis().max(1)
         );
+        if config.get_application_name().is_none() {
+            // What `pg_stat_activity` shows an operator for the server's connections.
+            config.application_name("fourkings");
+        }
         config
             .options(options.trim_start())
             .connect_timeout(timeout)
