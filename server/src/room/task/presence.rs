@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use super::Room;
 use crate::connection::ConnId;
 use crate::room::record::{Record, StoredAbsence};
+use crate::room::refusal::Refusal;
 
 impl Room {
     /// `conn` proved it holds `seat`: the player is here.
@@ -103,5 +104,17 @@ impl Room {
     /// except in Duo (its clocks stop, and a claim decides).
     pub(super) fn cpu_may_play(&self) -> bool {
         self.driver.playing().is_some() && self.format() != fourkings_engine::Format::Duo
+    }
+
+    /// Checks a seat and its token, and remembers that `conn` holds the seat.
+    pub(super) fn authorize(
+        &mut self,
+        conn: ConnId,
+        seat: SeatIndex,
+        token: &str,
+    ) -> Result<(), Refusal> {
+        self.seating.check_token(seat, token)?;
+        self.seat_proven(conn, seat);
+        Ok(())
     }
 }

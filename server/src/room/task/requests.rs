@@ -34,13 +34,15 @@ enum Then {
 }
 
 impl Room {
-    /// Handles one client request: the answer first, then the events it caused.
+    /// Handles one client request and queues its answer (the events it caused follow at the end
+    /// of the turn); returns the connection a snapshot or replay already brought up to date,
+    /// which the turn's events must skip.
     pub(super) fn request(
         &mut self,
         conn: ConnId,
         request: ClientRequest,
         received: std::time::Instant,
-    ) {
+    ) -> Option<ConnId> {
         let ClientRequest { req, message: msg } = request;
         let is_move = matches!(msg, ClientMessage::Move { .. });
         let result = match self.storage_refusal(&msg) {
@@ -88,9 +90,9 @@ impl Room {
         let needs = self.events.version();
         self.delivery
             .answer(conn, (req, encode(&answer)), of_move, needs);
-        // A snapshot or a replay already covers this request's own events: the flush below must
+        // A snapshot or a replay already covers this request's own events: the turn's flush must
         // not send them to this connection a second time.
-        let covered = match then {
+        match then {
             Then::Nothing => None,
             Then::Snapshot => {
                 self.send_snapshot(conn);
@@ -100,8 +102,7 @@ impl Room {
                 self.replay(conn, since);
                 Some(conn)
             }
-        };
-        self.flush_except(covered);
+        }
     }
 
     /// The refusal of a request that may need a write while storage takes none (it fails, hangs
@@ -239,17 +240,5 @@ impl Room {
             replay_since: since,
             ..Ack::default()
         })
-    }
-
-    /// Checks a seat and its token, and remembers that `conn` holds the seat.
-    pub(super) fn authorize(
-        &mut self,
-        conn: ConnId,
-        seat: SeatIndex,
-        token: &str,
-    ) -> Result<(), Refusal> {
-        self.seating.check_token(seat, token)?;
-        self.seat_proven(conn, seat);
-        Ok(())
     }
 }
