@@ -132,17 +132,10 @@ fn draw_by_agreement_needs_every_player_still_in_the_game() {
         Ok(DrawOfferState::Agreed)
     );
     // An agreed draw adds no points; the points decide.
-    let Some(Outcome::Standings {
-        points,
-        winners,
-        reason,
-    }) = game.outcome()
-    else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(*reason, FfaEnding::Draw(DrawReason::Agreement));
-    assert_eq!(points.0, [5, 0, 0, 0]);
-    assert_eq!(*winners, ArmySet::single(Army::Red));
+    let (points, winners, reason) = standings(&game);
+    assert_eq!(reason, FfaEnding::Draw(DrawReason::Agreement));
+    assert_eq!(points, [5, 0, 0, 0]);
+    assert_eq!(winners, ArmySet::single(Army::Red));
 }
 
 /// "Threefold repetition: the same pieces on the same squares, the same player to move ...;
@@ -316,11 +309,9 @@ fn repetition_counts_which_armies_are_out() {
         "the placement's third time, but its first with Blue out"
     );
     play_until_over(&mut game, "e1-f3 e14-f12 n5-l6 f3-e1 f12-e14 l6-n5", 12);
-    let Some(Outcome::Standings { points, reason, .. }) = game.outcome() else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(*reason, FfaEnding::Draw(DrawReason::Repetition));
-    assert_eq!(points.0, [10, 0, 10, 10]);
+    let (points, _, reason) = standings(&game);
+    assert_eq!(reason, FfaEnding::Draw(DrawReason::Repetition));
+    assert_eq!(points, [10, 0, 10, 10]);
 }
 
 /// "Fifty-move rule (where on): a number of plies without a capture or a pawn move (cross board:
@@ -366,11 +357,9 @@ fn fifty_move_rule_counts_fifty_moves_of_every_player_still_in() {
     play(&mut game, "e1", "f3");
     assert!(!game.is_over());
     play(&mut game, "e14", "f12");
-    let Some(Outcome::Standings { points, reason, .. }) = game.outcome() else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(*reason, FfaEnding::Draw(DrawReason::FiftyMoves));
-    assert_eq!(points.0, [10, 0, 10, 10]);
+    let (points, _, reason) = standings(&game);
+    assert_eq!(reason, FfaEnding::Draw(DrawReason::FiftyMoves));
+    assert_eq!(points, [10, 0, 10, 10]);
     // Two in (Blue and Yellow out): 100 plies.
     let two = cross("R", &pieces)
         .out(Army::Blue)
@@ -430,17 +419,10 @@ fn kings_only_is_a_dead_position_draw() {
     let setup = cross("R", "rK h1, bN h2, yQ e10, bK a7, yK g14, gK n8").out(Army::Yellow);
     let mut game = game_from(&setup, Preset::Ffa);
     play(&mut game, "h1", "h2");
-    let Some(Outcome::Standings {
-        points,
-        reason,
-        winners,
-    }) = game.outcome()
-    else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(*reason, FfaEnding::Draw(DrawReason::DeadPosition));
-    assert_eq!(points.0, [13, 10, 0, 10]);
-    assert_eq!(*winners, ArmySet::single(Army::Red));
+    let (points, winners, reason) = standings(&game);
+    assert_eq!(reason, FfaEnding::Draw(DrawReason::DeadPosition));
+    assert_eq!(points, [13, 10, 0, 10]);
+    assert_eq!(winners, ArmySet::single(Army::Red));
 }
 
 /// "Dead position ... is a draw" also when the last piece besides the kings leaves the game with
@@ -451,15 +433,13 @@ fn kings_only_is_a_draw_as_soon_as_the_last_army_with_pieces_is_out() {
     for preset in [Preset::Ffa, Preset::FfaWalkingKings] {
         let mut game = game_from(&setup, preset);
         game.resign(seat(Army::Green)).unwrap();
-        let Some(Outcome::Standings { points, reason, .. }) = game.outcome() else {
-            panic!("{preset}: {:?}", game.outcome())
-        };
+        let (points, _, reason) = standings(&game);
         assert_eq!(
-            *reason,
+            reason,
             FfaEnding::Draw(DrawReason::DeadPosition),
             "{preset}"
         );
-        assert_eq!(points.0, [10, 10, 10, 0], "{preset}");
+        assert_eq!(points, [10, 10, 10, 0], "{preset}");
     }
 }
 
@@ -545,15 +525,8 @@ fn move_limit_draws_teams_and_decides_free_for_all_on_points() {
     play_line(&mut game, "e1-f3 a5-c6 e14-f12");
     assert!(!game.is_over());
     play(&mut game, "n5", "l6");
-    let Some(Outcome::Standings {
-        points,
-        winners,
-        reason,
-    }) = game.outcome()
-    else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(*reason, FfaEnding::MoveLimit);
-    assert_eq!(points.0, [3, 0, 0, 5]);
-    assert_eq!(*winners, ArmySet::single(Army::Green));
+    let (points, winners, reason) = standings(&game);
+    assert_eq!(reason, FfaEnding::MoveLimit);
+    assert_eq!(points, [3, 0, 0, 5]);
+    assert_eq!(winners, ArmySet::single(Army::Green));
 }

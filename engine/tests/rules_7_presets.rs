@@ -943,17 +943,10 @@ fn walking_kings_the_last_player_gets_20_for_every_king_still_walking() {
     game.resign(seat(Army::Yellow)).unwrap();
     assert!(!game.is_over());
     game.resign(seat(Army::Green)).unwrap();
-    let Some(Outcome::Standings {
-        points,
-        winners,
-        reason,
-    }) = game.outcome()
-    else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(points.0, [60, 0, 0, 0]);
-    assert_eq!(*winners, ArmySet::single(Army::Red));
-    assert_eq!(*reason, FfaEnding::LastPlayer);
+    let (points, winners, reason) = standings(&game);
+    assert_eq!(points, [60, 0, 0, 0]);
+    assert_eq!(winners, ArmySet::single(Army::Red));
+    assert_eq!(reason, FfaEnding::LastPlayer);
 }
 
 /// "The game ends when three players are out".
@@ -964,14 +957,9 @@ fn free_for_all_ends_when_three_players_are_out() {
     game.resign(seat(Army::Yellow)).unwrap();
     assert!(!game.is_over());
     game.resign(seat(Army::Green)).unwrap();
-    let Some(Outcome::Standings {
-        winners, reason, ..
-    }) = game.outcome()
-    else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(*reason, FfaEnding::LastPlayer);
-    assert_eq!(*winners, ArmySet::single(Army::Blue));
+    let (_, winners, reason) = standings(&game);
+    assert_eq!(reason, FfaEnding::LastPlayer);
+    assert_eq!(winners, ArmySet::single(Army::Blue));
 }
 
 /// Blue and Yellow out; Red's rook can take Green's pawn (1 point).
@@ -990,14 +978,9 @@ fn free_for_all_ends_when_the_leader_of_the_last_two_is_more_than_20_ahead() {
     // 21 ahead: over.
     let mut game = game_from(&two_left(20, 0), Preset::Ffa);
     play(&mut game, "e5", "m5");
-    let Some(Outcome::Standings {
-        winners, reason, ..
-    }) = game.outcome()
-    else {
-        panic!("{:?}", game.outcome())
-    };
+    let (_, winners, reason) = standings(&game);
     assert_eq!(
-        (*reason, *winners),
+        (reason, winners),
         (FfaEnding::Lead, ArmySet::single(Army::Red))
     );
     // Exactly 20 ahead: not yet.
@@ -1021,10 +1004,8 @@ fn free_for_all_most_points_wins_and_ties_share() {
     for army in [Army::Blue, Army::Green, Army::Yellow] {
         game.resign(seat(army)).unwrap();
     }
-    let Some(Outcome::Standings { winners, .. }) = game.outcome() else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(*winners, ArmySet::single(Army::Red).with(Army::Yellow));
+    let (_, winners, _) = standings(&game);
+    assert_eq!(winners, ArmySet::single(Army::Red).with(Army::Yellow));
 }
 
 /// "A draw (threefold, fifty-move, kings only) gives +10 to each player still in, then points
@@ -1038,17 +1019,10 @@ fn free_for_all_a_draw_gives_10_to_each_player_still_in_then_points_decide() {
         .clock(199);
     let mut game = game_from(&setup, Preset::Ffa);
     play(&mut game, "e1", "f3");
-    let Some(Outcome::Standings {
-        points,
-        winners,
-        reason,
-    }) = game.outcome()
-    else {
-        panic!("{:?}", game.outcome())
-    };
-    assert_eq!(*reason, FfaEnding::Draw(DrawReason::FiftyMoves));
-    assert_eq!(points.0, [10, 14, 10, 13]);
-    assert_eq!(*winners, ArmySet::single(Army::Blue));
+    let (points, winners, reason) = standings(&game);
+    assert_eq!(reason, FfaEnding::Draw(DrawReason::FiftyMoves));
+    assert_eq!(points, [10, 14, 10, 13]);
+    assert_eq!(winners, ArmySet::single(Army::Blue));
 }
 
 // ---------------------------------------------------------------------------------------------

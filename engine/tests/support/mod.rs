@@ -34,10 +34,10 @@
 
 #![allow(dead_code)]
 
-use fourkings_engine::game::Ply;
+use fourkings_engine::game::{FfaEnding, Ply};
 use fourkings_engine::{
-    Army, ArmyStatus, BoardKind, CastleSide, EnPassant, Game, Move, Piece, Position, Role, RuleSet,
-    Seat, Setup, Square,
+    Army, ArmySet, ArmyStatus, BoardKind, CastleSide, EnPassant, Game, Move, Outcome, Piece,
+    Position, Role, RuleSet, Seat, Setup, Square,
 };
 
 /// The square named `name` (`h2`, `a11`, `n14`); panics on a bad name.
@@ -309,4 +309,17 @@ pub(crate) fn play_line(game: &mut Game, line: &str) {
 /// The seat that plays `army` on the cross board.
 pub(crate) fn seat(army: Army) -> Seat {
     Seat::of_army(army)
+}
+
+/// The points, winners and reason a free-for-all game ended with; panics, showing the outcome,
+/// if it did not end with standings.
+pub(crate) fn standings(game: &Game) -> ([i32; 4], ArmySet, FfaEnding) {
+    match game.outcome() {
+        Some(Outcome::Standings {
+            points,
+            winners,
+            reason,
+        }) => (points.0, *winners, *reason),
+        other => panic!("the game did not end with standings: {other:?}"),
+    }
 }
