@@ -111,12 +111,7 @@ fn draw_by_agreement_needs_every_player_still_in_the_game() {
         game.accept_draw(seat(Army::Green)),
         Ok(DrawOfferState::Agreed)
     );
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::Agreement
-        })
-    );
+    assert_drawn(&game, DrawReason::Agreement);
 
     // Free-for-all with Yellow out: the three still in are enough, and Yellow has no say.
     let setup = cross("R", KNIGHTS).out(Army::Yellow).points(Army::Red, 5);
@@ -151,12 +146,7 @@ fn threefold_repetition_is_a_draw_and_the_repeats_need_not_be_consecutive() {
     play_line(&mut game, "e1-d3 a5-b7 e14-d12 n5-m7 d3-e1 b7-a5 d12-e14");
     assert!(!game.is_over());
     play(&mut game, "m7", "n5");
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::Repetition
-        })
-    );
+    assert_drawn(&game, DrawReason::Repetition);
 }
 
 /// "... the same player to move ...": the same pieces on the same squares with another player to
@@ -199,12 +189,7 @@ fn repetition_needs_the_same_player_to_move() {
         }
     }
     // Ply 48: the start placement with Red to move for the third time.
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::Repetition
-        })
-    );
+    assert_drawn(&game, DrawReason::Repetition);
 }
 
 /// Plays the moves of `cycle` over and over until the game ends (at most `limit` plies).
@@ -239,12 +224,7 @@ fn repetition_counts_castling_rights() {
     // Positions after the rook has moved never had the right: the next one to come a third time
     // is a draw.
     play(&mut game, "k1", "k2");
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::Repetition
-        })
-    );
+    assert_drawn(&game, DrawReason::Repetition);
 }
 
 /// "... (... en passant ...)".
@@ -264,12 +244,7 @@ fn repetition_counts_en_passant_rights() {
         "the placement's third time, but the first had an en passant right"
     );
     play_until_over(&mut game, cycle, 8);
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::Repetition
-        })
-    );
+    assert_drawn(&game, DrawReason::Repetition);
 }
 
 /// "... the same rights (... en passant ...)": a right that no pawn could use is no right, so the
@@ -285,12 +260,7 @@ fn repetition_ignores_an_en_passant_right_that_no_pawn_can_use() {
     play_line(&mut game, cycle);
     assert!(!game.is_over());
     play_line(&mut game, cycle);
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::Repetition
-        })
-    );
+    assert_drawn(&game, DrawReason::Repetition);
 }
 
 /// "... (... which armies are out)".
@@ -324,12 +294,7 @@ fn fifty_move_rule_on_the_cross_board_is_200_plies_without_capture_or_pawn_move(
     play(&mut game, "e1", "f3");
     assert!(!game.is_over());
     play(&mut game, "a5", "c6");
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::FiftyMoves
-        })
-    );
+    assert_drawn(&game, DrawReason::FiftyMoves);
     // A pawn move or a capture as the 200th ply starts the count again.
     let mut game = game_from(&cross("R", &pieces).clock(199), Preset::Teams);
     play(&mut game, "d2", "d3");
@@ -384,12 +349,7 @@ fn fifty_move_rule_in_duo_is_100_plies() {
     play(&mut game, "g1", "f3");
     assert!(!game.is_over());
     play(&mut game, "g8", "f6");
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::FiftyMoves
-        })
-    );
+    assert_drawn(&game, DrawReason::FiftyMoves);
 }
 
 /// "Dead position: at least \"kings only\" (every live army has a bare king) is a draw".
@@ -401,12 +361,7 @@ fn kings_only_is_a_dead_position_draw() {
         Preset::Teams,
     );
     play(&mut game, "h1", "h2");
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::DeadPosition
-        })
-    );
+    assert_drawn(&game, DrawReason::DeadPosition);
     // With one more piece on the board it goes on.
     let mut game = game_from(
         &cross("R", "rK h1, bN h2, yP e10, bK a7, yK g14, gK n8"),
@@ -507,12 +462,7 @@ fn move_limit_draws_teams_and_decides_free_for_all_on_points() {
     play_line(&mut game, "e1-f3 a5-c6 e14-f12");
     assert!(!game.is_over());
     play(&mut game, "n5", "l6");
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::MoveLimit
-        })
-    );
+    assert_drawn(&game, DrawReason::MoveLimit);
 
     let rules = RuleSet {
         move_limit: Some(4),

@@ -421,12 +421,7 @@ fn preset_table_threefold_row() {
     play_line(&mut game, "g1-f3 g8-f6 f3-g1 f6-g8 g1-f3 g8-f6 f3-g1");
     assert!(!game.is_over());
     play(&mut game, "f6", "g8");
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::Repetition
-        })
-    );
+    assert_drawn(&game, DrawReason::Repetition);
 }
 
 /// "| resign | team loses | team loses | needs partner's consent | out | out, king walks on | team
@@ -611,11 +606,7 @@ fn double_check_scores_5_and_1_with_a_queen() {
     assert_eq!(ply.checks, ArmySet::single(Army::Blue).with(Army::Green));
     assert_eq!(
         ply.consequences,
-        [Consequence::Scored {
-            army: Army::Red,
-            points: 5,
-            reason: ScoreReason::DoubleCheck
-        }]
+        scored(Army::Red, 5, ScoreReason::DoubleCheck)
     );
     // A queen on the rank between them.
     let mut game = game_from(
@@ -626,11 +617,7 @@ fn double_check_scores_5_and_1_with_a_queen() {
     assert_eq!(ply.checks.len(), 2);
     assert_eq!(
         ply.consequences,
-        [Consequence::Scored {
-            army: Army::Red,
-            points: 1,
-            reason: ScoreReason::DoubleCheck
-        }]
+        scored(Army::Red, 1, ScoreReason::DoubleCheck)
     );
 }
 
@@ -647,11 +634,7 @@ fn double_check_with_a_queen_scores_1_even_when_the_queen_was_just_promoted() {
     assert_eq!(ply.checks, ArmySet::single(Army::Blue).with(Army::Green));
     assert_eq!(
         ply.consequences,
-        [Consequence::Scored {
-            army: Army::Red,
-            points: 1,
-            reason: ScoreReason::DoubleCheck
-        }]
+        scored(Army::Red, 1, ScoreReason::DoubleCheck)
     );
 }
 
@@ -667,11 +650,7 @@ fn triple_check_scores_20_and_5_with_a_queen() {
     assert_eq!(ply.checks.len(), 3);
     assert_eq!(
         ply.consequences,
-        [Consequence::Scored {
-            army: Army::Red,
-            points: 20,
-            reason: ScoreReason::TripleCheck
-        }]
+        scored(Army::Red, 20, ScoreReason::TripleCheck)
     );
     // A queen on g8 sees d8, k8 and g11.
     let mut game = game_from(
@@ -682,11 +661,7 @@ fn triple_check_scores_20_and_5_with_a_queen() {
     assert_eq!(ply.checks.len(), 3);
     assert_eq!(
         ply.consequences,
-        [Consequence::Scored {
-            army: Army::Red,
-            points: 5,
-            reason: ScoreReason::TripleCheck
-        }]
+        scored(Army::Red, 5, ScoreReason::TripleCheck)
     );
 }
 
@@ -1194,12 +1169,7 @@ fn duo_repetition_needs_the_same_seat_to_move() {
     play_line(&mut game, "e1-e2 e8-e7 e2-d1 e7-d8 d1-e1");
     assert!(!game.is_over());
     play(&mut game, "d8", "e8");
-    assert_eq!(
-        game.outcome(),
-        Some(&Outcome::Draw {
-            reason: DrawReason::Repetition
-        })
-    );
+    assert_drawn(&game, DrawReason::Repetition);
 }
 
 /// "An out player's pieces turn grey" and a player who resigned is out: a walking king may still

@@ -34,7 +34,7 @@
 
 #![allow(dead_code)]
 
-use fourkings_engine::game::{FfaEnding, Ply};
+use fourkings_engine::game::{Consequence, DrawReason, FfaEnding, Ply, ScoreReason};
 use fourkings_engine::{
     Army, ArmySet, ArmyStatus, BoardKind, CastleSide, EnPassant, Game, Move, Outcome, Piece,
     Position, Role, RuleSet, Seat, Setup, Square,
@@ -322,4 +322,19 @@ pub(crate) fn standings(game: &Game) -> ([i32; 4], ArmySet, FfaEnding) {
         }) => (points.0, *winners, *reason),
         other => panic!("the game did not end with standings: {other:?}"),
     }
+}
+
+/// Asserts that `game` ended in a draw for `reason`.
+#[track_caller]
+pub(crate) fn assert_drawn(game: &Game, reason: DrawReason) {
+    assert_eq!(game.outcome(), Some(&Outcome::Draw { reason }));
+}
+
+/// The consequences of a ply that only scored: `points` to `army` for `reason`.
+pub(crate) fn scored(army: Army, points: i32, reason: ScoreReason) -> [Consequence; 1] {
+    [Consequence::Scored {
+        army,
+        points,
+        reason,
+    }]
 }
