@@ -42,6 +42,7 @@ fn batch(version: u64) -> Vec<Write> {
             at: 1_700_000_000_000 + version,
             body: MOVE_RECORD.to_owned(),
             v: Some(version),
+            epoch: None,
         })
         .collect()
 }

@@ -51,6 +51,7 @@ impl Journal {
             at,
             body,
             v: None,
+            epoch: None,
         });
     }
 
@@ -88,6 +89,7 @@ impl Journal {
                 None => self.writes.push(Write::Version {
                     room: self.room.clone(),
                     v: version,
+                    epoch: None,
                 }),
             }
             self.stored_version = version;
@@ -106,6 +108,7 @@ impl Journal {
         let close = Write::CloseRoom {
             room: self.room.clone(),
             at,
+            epoch: None,
         };
         self.storage.write(&mut vec![close], None);
     }

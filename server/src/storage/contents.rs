@@ -56,6 +56,7 @@ impl Contents {
             at: record.at,
             body: record.body.clone(),
             v: record.v,
+            epoch: None,
         });
         let games = self.games.iter().cloned().map(Write::Archive);
         let alive = self.alive_at.map(|at| Write::Alive { at });

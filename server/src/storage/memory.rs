@@ -54,7 +54,9 @@ impl Storage for MemoryStorage {
                         },
                     );
                 }
-                Write::Record { room, at, body, v } => {
+                Write::Record {
+                    room, at, body, v, ..
+                } => {
                     if let Some(log) = self.rooms.get_mut(room) {
                         log.records.push((*at, body.clone()));
                         if let Some(v) = v {
@@ -62,7 +64,7 @@ impl Storage for MemoryStorage {
                         }
                     }
                 }
-                Write::Version { room, v } => {
+                Write::Version { room, v, .. } => {
                     if let Some(log) = self.rooms.get_mut(room) {
                         log.version = *v;
                     }

@@ -12,6 +12,7 @@
 
 pub mod contents;
 pub(crate) mod health;
+pub mod leases;
 pub mod memory;
 pub mod postgres;
 pub mod sqlite;
@@ -59,6 +60,13 @@ pub enum StorageError {
     /// The storage thread has stopped (it was asked to, or it panicked).
     #[error("the storage thread has stopped")]
     Stopped,
+    /// PostgreSQL refused a room's write: the epoch it was made under is not the epoch of the
+    /// room's lease, which another node holds now (fencing). Nothing of the batch was written.
+    #[error("room {room} has moved to another node: this node's lease on it is stale")]
+    Moved {
+        /// The room.
+        room: String,
+    },
 }
 
 /// What a storage error's source is: the system's or the database library's own error.
@@ -213,6 +221,9 @@ pub enum Write {
         /// that a restart numbers on from there. Published events themselves are not stored: a
         /// client that reconnects after a restart with an older version gets a snapshot.
         v: Option<u64>,
+        /// The epoch of the room's lease the write is made under, on a node of a cluster
+        /// ([`leases`]): PostgreSQL refuses it if the lease has moved on. `None` on a server alone.
+        epoch: Option<u64>,
     },
     /// The room's event version, when it changed with no record to carry it.
     Version {
@@ -220,6 +231,8 @@ pub enum Write {
         room: String,
         /// The version.
         v: u64,
+        /// The epoch of the room's lease, as for [`Write::Record`].
+        epoch: Option<u64>,
     },
     /// A finished game for the archive.
     Archive(ArchivedGame),
@@ -229,6 +242,8 @@ pub enum Write {
         room: String,
         /// When (ms).
         at: u64,
+        /// The epoch of the room's lease, as for [`Write::Record`].
+        epoch: Option<u64>,
     },
     /// The server is alive at this moment (ms), so that a restart knows when the last run stopped.
     Alive {

@@ -51,7 +51,42 @@ const MIGRATIONS: &[&str] = &[
          id INTEGER PRIMARY KEY CHECK (id = 1),
          at BIGINT NOT NULL
      );",
+    // 2: leases, for several nodes over one database (`super::leases`): which node holds each
+    // room, under which epoch, until when. Records carry the epoch they were written under, and
+    // the database refuses a write whose epoch is not the room's lease's (fencing). The lease
+    // row is locked for share while the write's transaction lasts, so a node taking the room
+    // over waits for it, and reads the room's log with it.
+    "CREATE TABLE leases (
+         room TEXT PRIMARY KEY,
+         node TEXT NOT NULL,
+         epoch BIGINT NOT NULL,
+         expires_at TIMESTAMPTZ NOT NULL
+     );
+     ALTER TABLE records ADD COLUMN epoch BIGINT;
+     CREATE FUNCTION fourkings_fence(fenced_room TEXT, writer_epoch BIGINT) RETURNS BOOLEAN
+     LANGUAGE plpgsql AS $$
+     DECLARE
+         held BIGINT;
+     BEGIN
+         SELECT epoch INTO held FROM leases WHERE room = fenced_room FOR SHARE;
+         IF FOUND AND held IS DISTINCT FROM writer_epoch THEN
+             RAISE EXCEPTION 'room % has moved: a write of epoch % where the lease is at %',
+                 fenced_room, writer_epoch, held
+                 USING ERRCODE = 'FK409', DETAIL = fenced_room;
+         END IF;
+         RETURN TRUE;
+     END $$;
+     CREATE FUNCTION fourkings_fence_record() RETURNS TRIGGER LANGUAGE plpgsql AS $$
+     BEGIN
+         PERFORM fourkings_fence(NEW.room, NEW.epoch);
+         RETURN NEW;
+     END $$;
+     CREATE TRIGGER records_fenced BEFORE INSERT ON records
+         FOR EACH ROW EXECUTE FUNCTION fourkings_fence_record();",
 ];
+
+/// The SQLSTATE of a write refused by fencing (`fourkings_fence`).
+const MOVED: &str = "FK409";
 
 /// The table that holds the schema's version, and marks a database as Four Kings'.
 const VERSION_TABLE: &str = "fourkings_schema";
@@ -203,8 +238,17 @@ impl PostgresStorage {
         storage.run(storage.migrate()).map_err(|e| match e {
             Failure::Setup(problem, cause) => setup_error(problem, cause),
             Failure::Query(cause) => setup_error(DatabaseProblem::Unreachable, Some(cause)),
+            Failure::Moved(room) => setup_error(
+                DatabaseProblem::Unreachable,
+                Some(format!("a write of room {room} was fenced").into()),
+            ),
         })?;
         Ok(storage)
+    }
+
+    /// The rooms' leases in this database, for a node of a cluster.
+    pub fn leases(&self) -> super::leases::Leases {
+        super::leases::Leases::new(self.pool.clone(), self.timeout)
     }
 
     /// Runs `work` on the store's runtime, giving up after the timeout.
@@ -564,8 +608,8 @@ impl Statements {
         let prepare = |sql: &'static str| tx.prepare_cached(sql);
         let (create, record, version, archive, close, alive) = tokio::try_join!(
             prepare("INSERT INTO rooms (id, created_at) VALUES ($1, $2)"),
-            prepare("INSERT INTO records (room, at, body, v) VALUES ($1, $2, $3, $4)"),
-            prepare("UPDATE rooms SET version = $2 WHERE id = $1"),
+            prepare("INSERT INTO records (room, at, body, v, epoch) VALUES ($1, $2, $3, $4, $5)"),
+            prepare("UPDATE rooms SET version = $2 WHERE id = $1 AND fourkings_fence($1, $3)"),
             prepare(
                 "INSERT INTO games (id, room, finished_at, board, players, settings, result, text)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -577,7 +621,8 @@ impl Statements {
             // A closed room's records go with it (its games stay in the archive): the index by
             // room makes that cheap here, where SQLite deletes them in bulk now and then.
             prepare(
-                "WITH closed AS (UPDATE rooms SET closed_at = $2 WHERE id = $1 RETURNING id)
+                "WITH closed AS (UPDATE rooms SET closed_at = $2
+                     WHERE id = $1 AND fourkings_fence($1, $3) RETURNING id)
                  DELETE FROM records WHERE room IN (SELECT id FROM closed)"
             ),
             prepare(
@@ -605,18 +650,28 @@ impl Statements {
     ) {
         type Param<'a> = Box<dyn ToSql + Sync + Send + 'a>;
         let ms = |at: &u64| -> Param<'a> { Box::new(*at as i64) };
+        let lease = |epoch: &Option<u64>| -> Param<'a> { Box::new(epoch.map(|e| e as i64)) };
         match write {
             Write::CreateRoom { room, at } => (&self.create, vec![Box::new(room), ms(at)]),
-            Write::Record { room, at, body, v } => (
+            Write::Record {
+                room,
+                at,
+                body,
+                v,
+                epoch,
+            } => (
                 &self.record,
                 vec![
                     Box::new(room),
                     ms(at),
                     Box::new(body),
                     Box::new(v.map(|v| v as i64)),
+                    lease(epoch),
                 ],
             ),
-            Write::Version { room, v } => (&self.version, vec![Box::new(room), ms(v)]),
+            Write::Version { room, v, epoch } => {
+                (&self.version, vec![Box::new(room), ms(v), lease(epoch)])
+            }
             Write::Archive(game) => (
                 &self.archive,
                 vec![
@@ -630,7 +685,9 @@ impl Statements {
                     Box::new(&game.text),
                 ],
             ),
-            Write::CloseRoom { room, at } => (&self.close, vec![Box::new(room), ms(at)]),
+            Write::CloseRoom { room, at, epoch } => {
+                (&self.close, vec![Box::new(room), ms(at), lease(epoch)])
+            }
             Write::Alive { at } => (&self.alive, vec![ms(at)]),
         }
     }
@@ -640,6 +697,8 @@ impl Statements {
 enum Failure {
     Setup(DatabaseProblem, Option<Cause>),
     Query(Cause),
+    /// Fencing refused a write of this room (its lease has moved on).
+    Moved(String),
 }
 
 impl Failure {
@@ -650,6 +709,7 @@ impl Failure {
                 None => problem.to_string().into(),
             }),
             Failure::Query(cause) => StorageError::Database(cause),
+            Failure::Moved(room) => StorageError::Moved { room },
         }
     }
 }
@@ -657,7 +717,12 @@ impl Failure {
 // Taken by value so that it reads `map_err(query)`.
 #[allow(clippy::needless_pass_by_value)]
 fn query(e: tokio_postgres::Error) -> Failure {
-    Failure::Query(e.into())
+    match e.as_db_error() {
+        Some(db) if db.code().code() == MOVED => {
+            Failure::Moved(db.detail().unwrap_or_default().to_owned())
+        }
+        _ => Failure::Query(e.into()),
+    }
 }
 
 /// A call that took longer than the storage timeout.

@@ -510,12 +510,14 @@ fn write_in(tx: &rusqlite::Transaction<'_>, writes: &[Write]) -> Result<usize, S
                 )
                 .map_err(SqliteStorage::db)?;
             }
-            Write::Record { room, at, body, v } => {
+            Write::Record {
+                room, at, body, v, ..
+            } => {
                 record
                     .execute(params![room, *at as i64, body, v.map(|v| v as i64)])
                     .map_err(SqliteStorage::db)?;
             }
-            Write::Version { room, v } => {
+            Write::Version { room, v, .. } => {
                 version
                     .execute(params![room, *v as i64])
                     .map_err(SqliteStorage::db)?;
@@ -537,7 +539,7 @@ fn write_in(tx: &rusqlite::Transaction<'_>, writes: &[Write]) -> Result<usize, S
                     )
                     .map_err(SqliteStorage::db)?;
             }
-            Write::CloseRoom { room, at } => {
+            Write::CloseRoom { room, at, .. } => {
                 tx.execute(
                     "UPDATE rooms SET closed_at = ?2 WHERE id = ?1",
                     params![room, *at as i64],
@@ -639,6 +641,7 @@ mod tests {
             at,
             body: body.into(),
             v,
+            epoch: None,
         }
     }
 
@@ -668,6 +671,7 @@ mod tests {
             Write::Version {
                 room: "r2".into(),
                 v: 5,
+                epoch: None,
             },
             Write::Alive { at: 9 },
         ])
@@ -688,6 +692,7 @@ mod tests {
         db.write(&[Write::CloseRoom {
             room: "r1".into(),
             at: 10,
+            epoch: None,
         }])
         .unwrap();
         let rooms = db.load().unwrap().rooms;
@@ -710,6 +715,7 @@ mod tests {
         db.write(&[Write::CloseRoom {
             room: "r1".into(),
             at: 4,
+            epoch: None,
         }])
         .unwrap();
         db.maintain().unwrap();

@@ -573,6 +573,7 @@ mod tests {
             at: 0,
             body: body.into(),
             v: None,
+            epoch: None,
         }]
     }
 

@@ -1,0 +1,217 @@
+//! Several nodes over one PostgreSQL database. A room belongs to the node that holds its lease;
+//! a claim starts a new epoch, and the database refuses a write made under an epoch that is not
+//! the lease's (fencing), so a node that lost a room, however long it was paused, never writes
+//! into it again. On a real PostgreSQL server of the test's own.
+
+use std::time::Duration;
+
+use fourkings_server::storage::leases::{Claim, Leases};
+use fourkings_server::storage::postgres::PostgresStorage;
+use fourkings_server::storage::{Storage, StorageError, Write};
+use fourkings_tests::postgres::TestPostgres;
+use fourkings_tests::{WAIT, eventually};
+
+const ROOM: &str = "r1";
+const NODE_A: &str = "http://127.0.0.1:7001";
+const NODE_B: &str = "http://127.0.0.1:7002";
+/// A term long enough that it never runs out in a test unless the test waits for it.
+const LONG: Duration = Duration::from_secs(60);
+/// A term a test waits out.
+const SHORT: Duration = Duration::from_millis(200);
+
+/// The database, a store on it, and its leases, with one room created.
+fn with_room() -> (TestPostgres, PostgresStorage, Leases) {
+    let database = TestPostgres::start();
+    let mut store = PostgresStorage::open(&database.url(), 2, Duration::from_secs(5))
+        .expect("a fresh database opens");
+    store
+        .write(&[Write::CreateRoom {
+            room: ROOM.into(),
+            at: 1,
+        }])
+        .expect("the room is created");
+    let leases = store.leases();
+    (database, store, leases)
+}
+
+fn record(body: &str, epoch: Option<u64>) -> Write {
+    Write::Record {
+        room: ROOM.into(),
+        at: 2,
+        body: body.into(),
+        v: None,
+        epoch,
+    }
+}
+
+fn stored(database: &TestPostgres) -> String {
+    database.sql("SELECT string_agg(body, ',' ORDER BY id) FROM records")
+}
+
+#[tokio::test]
+async fn a_lease_is_one_nodes_until_its_term_runs_out_and_each_claim_starts_a_new_epoch() {
+    let (_database, _store, leases) = with_room();
+    assert_eq!(
+        leases.claim(ROOM, NODE_A, SHORT).await.unwrap(),
+        Claim::Taken { epoch: 1 }
+    );
+    assert_eq!(
+        leases.claim(ROOM, NODE_B, SHORT).await.unwrap(),
+        Claim::Held {
+            node: NODE_A.into()
+        },
+        "held while its term lasts"
+    );
+    assert_eq!(leases.holder(ROOM).await.unwrap().as_deref(), Some(NODE_A));
+    let ran_out = eventually(WAIT, || async {
+        leases.holder(ROOM).await.unwrap().is_none()
+    })
+    .await;
+    assert!(ran_out, "the term runs out");
+    assert_eq!(
+        leases.claim(ROOM, NODE_B, LONG).await.unwrap(),
+        Claim::Taken { epoch: 2 }
+    );
+    // A renewal under the old epoch finds the room gone; the holder's keeps it.
+    let a_lost = leases
+        .renew(NODE_A, &[(ROOM.into(), 1)], LONG)
+        .await
+        .unwrap();
+    assert_eq!(a_lost, vec![ROOM.to_owned()]);
+    let b_lost = leases
+        .renew(NODE_B, &[(ROOM.into(), 2)], LONG)
+        .await
+        .unwrap();
+    assert!(b_lost.is_empty());
+    // Released, it can be claimed at once; a node restarted under its URL claims its own.
+    leases.release(NODE_B, &[(ROOM.into(), 2)]).await.unwrap();
+    assert_eq!(leases.holder(ROOM).await.unwrap(), None);
+    assert_eq!(
+        leases.claim(ROOM, NODE_A, LONG).await.unwrap(),
+        Claim::Taken { epoch: 3 }
+    );
+    assert_eq!(
+        leases.claim(ROOM, NODE_A, LONG).await.unwrap(),
+        Claim::Taken { epoch: 4 }
+    );
+}
+
+#[tokio::test]
+async fn the_database_refuses_a_write_from_an_epoch_that_is_not_the_leases() {
+    let (database, mut store, leases) = with_room();
+    assert_eq!(
+        leases.claim(ROOM, NODE_A, SHORT).await.unwrap(),
+        Claim::Taken { epoch: 1 }
+    );
+    store
+        .write(&[record("a1", Some(1))])
+        .expect("the holder writes");
+    // Node A stalls past its term; node B takes the room.
+    let ran_out = eventually(WAIT, || async {
+        leases.holder(ROOM).await.unwrap().is_none()
+    })
+    .await;
+    assert!(ran_out);
+    assert_eq!(
+        leases.claim(ROOM, NODE_B, LONG).await.unwrap(),
+        Claim::Taken { epoch: 2 }
+    );
+    // A wakes up and writes under its old epoch: refused, with the whole batch it was in.
+    let refused = store.write(&[Write::Alive { at: 5 }, record("a2", Some(1))]);
+    assert!(
+        matches!(&refused, Err(StorageError::Moved { room }) if room == ROOM),
+        "{refused:?}"
+    );
+    for write in [
+        Write::Version {
+            room: ROOM.into(),
+            v: 9,
+            epoch: Some(1),
+        },
+        Write::CloseRoom {
+            room: ROOM.into(),
+            at: 6,
+            epoch: Some(1),
+        },
+        // A write with no epoch at all is no better.
+        record("a3", None),
+    ] {
+        let refused = store.write(std::slice::from_ref(&write));
+        assert!(
+            matches!(refused, Err(StorageError::Moved { .. })),
+            "{write:?}: {refused:?}"
+        );
+    }
+    assert_eq!(
+        stored(&database),
+        "a1",
+        "nothing of A's after it lost the room"
+    );
+    assert_eq!(
+        database.sql("SELECT version, closed_at IS NULL FROM rooms"),
+        "0|t"
+    );
+    assert_eq!(database.sql("SELECT count(*) FROM alive"), "0");
+    // B, the holder, writes.
+    store
+        .write(&[record("b1", Some(2))])
+        .expect("the holder writes");
+    assert_eq!(stored(&database), "a1,b1");
+    assert_eq!(
+        database.sql("SELECT string_agg(epoch::TEXT, ',' ORDER BY id) FROM records"),
+        "1,2",
+        "each record carries its epoch"
+    );
+}
+
+#[tokio::test]
+async fn a_room_with_no_lease_takes_writes_as_on_a_server_alone() {
+    let (database, mut store, _leases) = with_room();
+    store
+        .write(&[record("x", None)])
+        .expect("no lease, no fence");
+    assert_eq!(stored(&database), "x");
+}
+
+/// A write in flight when the lease runs out holds the lease row: the node taking the room over
+/// waits for it to commit, so the log it reads the room from has it (nothing written under the
+/// old epoch lands after the new owner read the room).
+#[tokio::test]
+async fn a_claim_waits_for_the_writes_in_flight_under_the_old_epoch() {
+    let (database, _store, leases) = with_room();
+    assert_eq!(
+        leases.claim(ROOM, NODE_A, SHORT).await.unwrap(),
+        Claim::Taken { epoch: 1 }
+    );
+    let ran_out = eventually(WAIT, || async {
+        leases.holder(ROOM).await.unwrap().is_none()
+    })
+    .await;
+    assert!(ran_out);
+    // Node A's commit, slow: its record is in, the transaction still open.
+    let mut slow = database.session(&format!(
+        "BEGIN; INSERT INTO records (room, at, body, epoch) VALUES ('{ROOM}', 3, 's1', 1); \
+         SELECT pg_sleep(2); COMMIT;"
+    ));
+    let sleeping = eventually(WAIT, || async {
+        database.sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == "1"
+    })
+    .await;
+    assert!(sleeping, "the slow commit is under way");
+    let began = std::time::Instant::now();
+    assert_eq!(
+        leases.claim(ROOM, NODE_B, LONG).await.unwrap(),
+        Claim::Taken { epoch: 2 }
+    );
+    assert!(
+        began.elapsed() > Duration::from_millis(500),
+        "the claim waited for the commit: {:?}",
+        began.elapsed()
+    );
+    assert_eq!(
+        stored(&database),
+        "s1",
+        "B reads the room with A's last record"
+    );
+    assert!(slow.wait().unwrap().success());
+}
