@@ -173,6 +173,9 @@ pub struct Match {
     pub clock: Option<MatchClock>,
     /// The shell command that starts the other engine, for the contender `engine`.
     pub engine: Option<String>,
+    /// The transposition table each of our contenders keeps for the whole game, in MiB (the
+    /// UCI `Hash` option; the server's CPU players use 32).
+    pub hash_megabytes: usize,
 }
 
 /// A game clock: what each seat's bank holds at the start and earns a move, written as
@@ -750,7 +753,7 @@ impl<'a> Players<'a> {
         let memories = bots
             .iter()
             .map(|bot| match bot {
-                Some(_) => SearchMemory::default(),
+                Some(_) => SearchMemory::with_megabytes(setup.hash_megabytes),
                 None => SearchMemory::with_table_slots(0),
             })
             .collect();
@@ -974,6 +977,7 @@ mod tests {
             movetime: None,
             clock: None,
             engine: None,
+            hash_megabytes: 32,
         };
         let report = play(&setup).unwrap();
         assert_eq!(report.rows.len(), 2);
@@ -1051,6 +1055,7 @@ mod tests {
             // Six seconds and a second a move: more than node budgets this small need.
             clock: Some("0.1|1".parse().unwrap()),
             engine: None,
+            hash_megabytes: 32,
         };
         let report = play(&setup).unwrap();
         let uses = report.clock_use.clone().expect("a match on a clock");

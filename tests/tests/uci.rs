@@ -239,6 +239,7 @@ fn the_arena_plays_an_engine_over_uci_and_an_illegal_move_forfeits() {
         movetime: Some(std::time::Duration::from_millis(20)),
         clock: None,
         engine: Some(engine),
+        hash_megabytes: 32,
     };
     let report = play(&setup(format!("'{binary}' uci --level easy"))).unwrap();
     let table = report.table();

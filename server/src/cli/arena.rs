@@ -61,6 +61,10 @@ pub(crate) struct ArenaArgs {
     /// spent its time.
     #[arg(long)]
     clock: Option<MatchClock>,
+    /// The transposition table each of our contenders keeps for the whole game, in MiB (the
+    /// UCI `Hash` option; the server's CPU players use 32).
+    #[arg(long, default_value_t = 32)]
+    hash: usize,
     /// Write every game to this file, in the order played, as the record other tools read
     /// (PGN4; PGN for Duo), each seat named by its contender.
     #[arg(long)]
@@ -87,6 +91,7 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
         movetime: args.movetime.map(std::time::Duration::from_millis),
         clock: args.clock,
         engine: args.engine.clone(),
+        hash_megabytes: args.hash,
     };
     let report = arena::play(&setup)?;
     print!("{}", report.table());
