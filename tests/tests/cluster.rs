@@ -215,3 +215,58 @@ async fn a_claim_waits_for_the_writes_in_flight_under_the_old_epoch() {
     );
     assert!(slow.wait().unwrap().success());
 }
+
+/// A server whose room was taken over by another node (here the test writes the other node's
+/// lease): the database refuses the room's next write, and the server stops serving that room
+/// at once, closing its connections with 1012 (to reconnect where the room is now) and telling
+/// nobody of what was refused; its other rooms go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_whose_room_moved_stops_serving_it_and_closes_its_connections_with_1012() {
+    use fourkings_protocol::{Event, ServerMessage, SettingsPatch};
+    use fourkings_tests::{Store, Table, TestServer, seat};
+
+    let server = TestServer::on(Store::Postgres, |_| {}).await;
+    let database = server.postgres().expect("on PostgreSQL");
+    let mut moved = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let mut stays = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    for player in moved.players.iter_mut().chain(stays.players.iter_mut()) {
+        player.drain().await;
+    }
+    let id = moved.room.id.clone();
+    database.sql(&format!(
+        "INSERT INTO leases (room, node, epoch, expires_at) \
+         VALUES ('{id}', '{NODE_B}', 7, now() + interval '1 minute')"
+    ));
+
+    let _refused = moved.send_move(seat(0), 0, "h2h4").await;
+    for player in &mut moved.players {
+        let (messages, code) = player.until_closed().await;
+        assert_eq!(code, Some(fourkings_protocol::close::SERVER_RESTARTING.0));
+        assert!(
+            !messages.iter().any(|m| matches!(
+                m,
+                ServerMessage::Ack { .. }
+                    | ServerMessage::Event {
+                        event: Event::Moved(_),
+                        ..
+                    }
+            )),
+            "nobody hears of the refused move: {messages:?}"
+        );
+    }
+    assert_eq!(
+        database.sql(&format!(
+            "SELECT count(*) FROM records WHERE room = '{id}' AND body LIKE '%h2h4%'"
+        )),
+        "0"
+    );
+    let gone = eventually(WAIT, || async {
+        server.get(&format!("/api/rooms/{id}")).await.status() == 404
+    })
+    .await;
+    assert!(gone, "this node no longer serves the room");
+
+    let answer = stays.play(seat(0), 0, "h2h4").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    assert_eq!(server.metric("fourkings_storage_failures_total").await, 0.0);
+}

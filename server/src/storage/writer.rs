@@ -9,6 +9,11 @@
 //! whatever else it sent before it heard: those writes followed the lost ones, and would leave a
 //! gap in its log. A commit that hangs (a disk that never answers) cannot be taken back, and
 //! what it holds waits for it.
+//!
+//! On a node of a cluster, PostgreSQL refuses a whole batch for the writes of a room whose lease
+//! another node holds now ([`StorageError::Moved`]): the writer takes that room's writes out,
+//! commits the rest at once, and tells the room ([`Report::Moved`]), which stops serving; what
+//! it still sends is dropped.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +40,9 @@ pub(crate) enum Report {
     /// Storage failed for longer than the storage timeout and the writes were given up: the room
     /// must go back to what is stored (it reads itself back with [`StorageHandle::room`]).
     Lost,
+    /// The database refused the room's writes: another node holds its lease now (fencing,
+    /// [`super::leases`]). The room must stop serving at once; its later writes are dropped.
+    Moved,
 }
 
 /// Where a room hears what became of its writes, and the version they bring it to.
@@ -298,17 +306,31 @@ struct Writer<'a> {
     /// Rooms whose writes were given up and which have not read themselves back since: what
     /// they sent before they heard is dropped.
     fenced: HashSet<String>,
+    /// Rooms another node took over (the database refused their writes): whatever they still
+    /// send is dropped.
+    moved: HashSet<String>,
     /// New rooms whose creation was given up, until the creator asks.
     lost_creations: HashSet<String>,
 }
 
+/// What became of a commit.
+enum Committed {
+    /// Stored.
+    Stored,
+    /// Storage failed for longer than the storage timeout: the batch is given up.
+    GivenUp,
+    /// The database refused the batch, whole, for this room's writes (fencing): it goes on
+    /// without them.
+    Moved(String),
+}
+
 impl Writer<'_> {
     /// Commits `writes` (of which `queued` are the rooms'), trying a failed commit again with a
-    /// growing pause: `true` once it is stored, `false` if storage has been failing for longer
-    /// than [`Writer::give_up_after`] and the batch, tried at least once, is given up. A
-    /// failure is logged once, when it begins, and once more when it ends; each failed try is
-    /// counted.
-    fn commit(&mut self, writes: &[Write], queued: usize) -> bool {
+    /// growing pause: stored, given up if storage has been failing for longer than
+    /// [`Writer::give_up_after`] and the batch was tried at least once, or refused for a room
+    /// that moved to another node. A failure is logged once, when it begins, and once more when
+    /// it ends; each failed try is counted.
+    fn commit(&mut self, writes: &[Write], queued: usize) -> Committed {
         let began = Instant::now();
         let mut tried = false;
         loop {
@@ -316,7 +338,7 @@ impl Writer<'_> {
                 let failing_for = failure.since.elapsed();
                 let past = failing_for >= self.give_up_after;
                 if past && tried {
-                    return false;
+                    return Committed::GivenUp;
                 }
                 // Within the bound, the last try falls on it, so that nothing is given up later
                 // than it must be.
@@ -330,6 +352,13 @@ impl Writer<'_> {
             tried = true;
             self.health.commit_begins();
             let result = self.storage.write(writes);
+            if let Err(StorageError::Moved { room }) = &result {
+                if writes.iter().any(|w| w.room() == Some(room.as_str())) {
+                    // The database answered: storage works, and nothing of the batch is in.
+                    self.health.commit_ended(Some(0));
+                    return Committed::Moved(room.clone());
+                }
+            }
             self.health.commit_ended(result.is_ok().then_some(queued));
             let Err(error) = result else {
                 break;
@@ -358,12 +387,35 @@ impl Writer<'_> {
         }
         self.metrics.storage_commit(writes.len(), began.elapsed());
         self.metrics.storage.queued_writes.dec_by(queued as i64);
-        true
+        Committed::Stored
+    }
+
+    /// Takes `room`'s writes out of the batch (the database refused them: another node holds the
+    /// room now), tells the room, and drops whatever it sends from now on.
+    fn move_out(&mut self, batch: &mut Batch, room: &str) {
+        let before = batch.writes.len();
+        batch.writes.retain(|w| w.room() != Some(room));
+        let removed = before - batch.writes.len();
+        batch.queued -= removed;
+        self.dropped(removed);
+        batch.reports.retain(|(of, to)| {
+            let moved = of.as_deref() == Some(room);
+            if moved {
+                let _ = to.0.send(Report::Moved);
+            }
+            !moved
+        });
+        self.moved.insert(room.to_owned());
+        tracing::warn!(
+            room,
+            writes = removed,
+            "the database refused this room's writes: another node holds its lease now; it stops serving here"
+        );
     }
 
     /// The batch `writes` (of which `queued` are the rooms') was given up: its rooms are fenced
     /// until they read themselves back, and each hears so.
-    fn give_up(&mut self, writes: &[Write], queued: usize, reports: Vec<ReportTo>) {
+    fn give_up(&mut self, writes: &[Write], queued: usize, reports: Vec<Waiting>) {
         let before = self.fenced.len();
         for write in writes {
             if let Write::CreateRoom { room, .. } = write {
@@ -379,7 +431,7 @@ impl Writer<'_> {
             "storage still fails after the storage timeout: these writes are given up, and their rooms go back to what is stored"
         );
         self.dropped(queued);
-        for (room, _) in reports {
+        for (_, (room, _)) in reports {
             let _ = room.send(Report::Lost);
         }
     }
@@ -390,14 +442,22 @@ impl Writer<'_> {
         self.metrics.storage.queued_writes.dec_by(count as i64);
     }
 
-    /// Whether `writes` are from a fenced room (one request's writes are all one room's).
-    fn is_fenced(&self, writes: &[Write]) -> bool {
-        writes
-            .iter()
-            .find_map(Write::room)
-            .is_some_and(|room| self.fenced.contains(room))
+    /// What is to become of `writes` (one request's writes are all one room's) from a room
+    /// whose earlier writes were given up, or that moved to another node: dropped, with the
+    /// room told so again.
+    fn refusal(&self, writes: &[Write]) -> Option<Report> {
+        let room = writes.iter().find_map(Write::room)?;
+        if self.moved.contains(room) {
+            Some(Report::Moved)
+        } else {
+            self.fenced.contains(room).then_some(Report::Lost)
+        }
     }
 }
+
+/// A room waiting to hear what became of its writes: the room (if its writes name it), and
+/// where it hears.
+type Waiting = (Option<String>, ReportTo);
 
 /// What one round of the writer gathered: every request waiting, up to [`MAX_BATCH`].
 #[derive(Default)]
@@ -407,7 +467,7 @@ struct Batch {
     /// How many of the writes are the rooms' (not the writer's own stamp).
     queued: usize,
     /// The rooms to tell what became of their writes.
-    reports: Vec<ReportTo>,
+    reports: Vec<Waiting>,
     /// Room reads, answered after this batch's commit: the log must hold every write queued
     /// before them.
     room_reads: Vec<(String, RoomReply)>,
@@ -426,17 +486,20 @@ impl Writer<'_> {
         let mut gathered = 0;
         while let Some(request) = next.take() {
             match request {
-                Request::Write { writes, report } if self.is_fenced(&writes) => {
-                    self.dropped(writes.len());
-                    if let Some((room, _)) = report {
-                        let _ = room.send(Report::Lost);
+                Request::Write { writes, report } => match self.refusal(&writes) {
+                    Some(refusal) => {
+                        self.dropped(writes.len());
+                        if let Some((room, _)) = report {
+                            let _ = room.send(refusal);
+                        }
                     }
-                }
-                Request::Write { writes, report } => {
-                    batch.queued += writes.len();
-                    batch.writes.extend(writes);
-                    batch.reports.extend(report);
-                }
+                    None => {
+                        let room = writes.iter().find_map(Write::room).map(str::to_owned);
+                        batch.queued += writes.len();
+                        batch.writes.extend(writes);
+                        batch.reports.extend(report.map(|to| (room, to)));
+                    }
+                },
                 Request::Game { id, reply } => {
                     let _ = reply.send(self.storage.game(&id));
                 }
@@ -458,10 +521,19 @@ impl Writer<'_> {
     /// Commits the batch's writes and tells each room what became of its own; then answers the
     /// reads that waited for the commit. Whether everything was stored.
     fn settle(&mut self, batch: &mut Batch) -> bool {
-        let stored = batch.writes.is_empty() || self.commit(&batch.writes, batch.queued);
+        let stored = loop {
+            if batch.writes.is_empty() {
+                break true;
+            }
+            match self.commit(&batch.writes, batch.queued) {
+                Committed::Stored => break true,
+                Committed::GivenUp => break false,
+                Committed::Moved(room) => self.move_out(batch, &room),
+            }
+        };
         let reports = std::mem::take(&mut batch.reports);
         if stored {
-            for (room, upto) in reports {
+            for (_, (room, upto)) in reports {
                 let _ = room.send(Report::Durable(upto));
             }
         } else {
@@ -491,6 +563,7 @@ fn run(
         give_up_after: health.timeout(),
         failure: None,
         fenced: HashSet::new(),
+        moved: HashSet::new(),
         lost_creations: HashSet::new(),
     };
     let mut last_alive = Instant::now() - ALIVE_EVERY;
@@ -536,10 +609,12 @@ pub(crate) fn now_ms() -> u64 {
 mod tests {
     use super::*;
 
-    /// A store that fails while told to, and remembers the records it committed.
+    /// A store that fails while told to, refuses the writes of a room that moved as PostgreSQL's
+    /// fencing does (the whole batch), and remembers the records it committed.
     #[derive(Clone, Default)]
     struct Flaky {
         failing: Arc<AtomicBool>,
+        moved: Arc<Mutex<Option<String>>>,
         committed: Arc<Mutex<Vec<String>>>,
     }
 
@@ -553,6 +628,11 @@ mod tests {
         fn write(&mut self, writes: &[Write]) -> Result<(), StorageError> {
             if self.failing.load(Ordering::Relaxed) {
                 return Err(StorageError::database(std::io::Error::other("disk full")));
+            }
+            if let Some(room) = self.moved.lock().unwrap().clone() {
+                if writes.iter().any(|w| w.room() == Some(room.as_str())) {
+                    return Err(StorageError::Moved { room });
+                }
             }
             let mut committed = self.committed.lock().unwrap();
             for write in writes {
@@ -607,5 +687,26 @@ mod tests {
         assert_eq!(reports.recv().await, Some(Report::Durable(3)));
         assert!(handle.stop().await, "the last commit stored everything");
         assert_eq!(*flaky.committed.lock().unwrap(), ["3", "4"]);
+    }
+
+    #[tokio::test]
+    async fn a_room_that_moved_hears_so_and_the_rest_of_its_batch_is_stored() {
+        let flaky = Flaky::default();
+        let health = StorageHealth::new(100, Duration::from_secs(5));
+        let handle =
+            StorageHandle::start(Box::new(flaky.clone()), Arc::new(Metrics::new()), health);
+        *flaky.moved.lock().unwrap() = Some("a".into());
+        let (to_a, mut a_hears) = mpsc::unbounded_channel();
+        let (to_b, mut b_hears) = mpsc::unbounded_channel();
+        handle.write(&mut record("a", "a1"), Some((to_a.clone(), 1)));
+        handle.write(&mut record("b", "b1"), Some((to_b.clone(), 1)));
+        assert_eq!(a_hears.recv().await, Some(Report::Moved));
+        assert_eq!(b_hears.recv().await, Some(Report::Durable(1)));
+        // What the room still sends is dropped, and it hears so again; storage works.
+        handle.write(&mut record("a", "a2"), Some((to_a, 2)));
+        assert_eq!(a_hears.recv().await, Some(Report::Moved));
+        assert_eq!(handle.health(), Ok(()));
+        assert!(handle.stop().await);
+        assert_eq!(*flaky.committed.lock().unwrap(), ["b1"]);
     }
 }

@@ -23,6 +23,19 @@ impl Room {
             .refuse_held(&Refusal::StorageUnavailable(StorageDown::GaveUp));
     }
 
+    /// Another node holds the room's lease now, and the database refused its writes: nothing
+    /// that waited for them goes out, and every connection is told to reconnect (1012); a
+    /// client that does reaches the room where it is now.
+    pub(super) fn moved_away(&mut self) {
+        tracing::warn!(
+            durable = self.delivery.durable(),
+            handed_over = self.journal.stored_version(),
+            "another node holds this room now: its connections are closed, to reconnect there"
+        );
+        self.delivery
+            .close_all(fourkings_protocol::close::SERVER_RESTARTING);
+    }
+
     /// Hands the journal to the writer; what waited for it goes out now if it is durable at
     /// once.
     pub(super) fn persist(&mut self) {
@@ -62,6 +75,8 @@ impl Room {
                     self.storage_lost();
                     break;
                 }
+                // What waited is not delivered: the database refused it.
+                Ok(Some(Report::Moved)) => break,
                 Ok(None) => break,
                 Err(_) => {
                     // What waits for storage is never sent: it may not be stored.

@@ -78,6 +78,8 @@ enum Ended {
     Closed,
     /// Storage gave up the room's latest writes: it is rebuilt from what is stored.
     Lost,
+    /// Another node holds the room's lease now: this node no longer serves it.
+    Moved,
 }
 
 impl Room {
@@ -115,6 +117,10 @@ impl Room {
                     Report::Lost => {
                         self.storage_lost();
                         return Ended::Lost;
+                    }
+                    Report::Moved => {
+                        self.moved_away();
+                        return Ended::Moved;
                     }
                 },
                 () = &mut timer, if armed.is_some() => {

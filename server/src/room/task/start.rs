@@ -141,6 +141,11 @@ async fn supervise(
     loop {
         let lost = match AssertUnwindSafe(room.run(&mut inbox)).catch_unwind().await {
             Ok(Ended::Closed) => return,
+            // Served elsewhere now: this node forgets it.
+            Ok(Ended::Moved) => {
+                let _ = context.closed.send(id.clone());
+                return;
+            }
             // Not the room's fault, and storage is to blame if it keeps happening: not counted.
             Ok(Ended::Lost) => true,
             Err(panic) => {
