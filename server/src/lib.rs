@@ -41,6 +41,7 @@ mod health;
 mod http;
 mod ids;
 mod metrics;
+mod open_files;
 mod panics;
 mod room;
 mod rules_view;

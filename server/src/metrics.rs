@@ -175,6 +175,14 @@ impl Metrics {
              room's task",
             Family::default(),
         );
+        let open_files: Gauge = registered(
+            r,
+            "open_files_limit",
+            "The process's limit on open files, which every connection is one of (the soft \
+             limit, which `fourkings serve` raises to the hard limit at start)",
+            Gauge::default(),
+        );
+        open_files.set(crate::open_files::limit().map_or(-1, |l| l.min(i64::MAX as u64) as i64));
         Metrics {
             rooms: STATES.map(|s| rooms.get_or_create_owned(&[("state", status_name(s))])),
             players: clients.get_or_create_owned(&[("role", "player")]),

@@ -5,7 +5,8 @@
 //! players and spectators, moves accepted and refused by code, one round trip measured per
 //! answered move, a reconnection, CPU turns and their think time, storage commits.
 //!
-//! Item 6's bound: a shutdown ends within its configured time even when storage hangs.
+//! A shutdown ends within its configured time even when storage hangs. The binary raises its
+//! open-files limit (every connection is an open file) to the hard limit, and says so.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -299,5 +300,43 @@ async fn a_shutdown_ends_within_its_time_even_when_storage_hangs() {
     assert!(
         took >= Duration::from_millis(300) && took < Duration::from_millis(1500),
         "{took:?}"
+    );
+}
+
+/// Every connection is an open file: `fourkings serve`, started under a soft limit of 256 and a
+/// hard limit of 1,024 (set by `prlimit`, as a stock system's 1,024 would be), raises the soft
+/// limit to the hard one, logs it with the connections it allows, and shows it in `/metrics`.
+#[tokio::test]
+async fn the_server_raises_its_open_files_limit_to_the_hard_limit() {
+    let dir = fourkings_tests::temp_dir("open-files");
+    let log = dir.path().join("server.log");
+    let binary = fourkings_tests::fourkings_binary!().display().to_string();
+    let server = fourkings_tests::ServerProcess::spawn_logging_to(
+        std::path::Path::new("prlimit"),
+        &[
+            "--nofile=256:1024",
+            "--",
+            &binary,
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+        ],
+        &[],
+        std::fs::File::create(&log).unwrap(),
+    );
+    let text = reqwest::get(format!("{}/metrics", server.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.lines().any(|l| l == "fourkings_open_files_limit 1024"),
+        "{text}"
+    );
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains("open_files=1024") && logged.contains("connections=960"),
+        "{logged}"
     );
 }

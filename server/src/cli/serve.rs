@@ -14,6 +14,16 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 pub(crate) fn run(config: Config) -> anyhow::Result<()> {
     init_logs(&config)?;
+    // Every connection is an open file: with the soft limit a stock system sets, a server
+    // would refuse connections long before the machine runs out of anything else.
+    match crate::open_files::raise() {
+        Ok(limit) => tracing::info!(
+            open_files = limit,
+            connections = limit.saturating_sub(crate::open_files::RESERVED),
+            "open files: the soft limit is raised to the hard limit, enough for about this many connections"
+        ),
+        Err(error) => tracing::warn!(%error, "the open-files limit could not be raised"),
+    }
     runtime()?.block_on(async {
         // The handlers are in place before anyone can know the server is up: a signal that comes
         // right after the `listening on` line still shuts it down gracefully.
