@@ -328,7 +328,19 @@ async fn red_move_is_taken_once(server: &TestServer, table: &Table, database: &T
 /// the default, `prefer`, is what every other test here connects with, in plain text).
 #[tokio::test]
 async fn a_url_that_requires_tls_is_refused_by_a_server_without_it() {
-    let database = TestPostgres::start();
+    refused_at_start_requiring_tls(&TestPostgres::start()).await;
+}
+
+/// A server whose certificate no trusted root signed is refused at start, as a stranger would
+/// be: requiring TLS means checking whom it is with.
+#[tokio::test]
+async fn a_url_that_requires_tls_refuses_a_certificate_no_trusted_root_signed() {
+    refused_at_start_requiring_tls(&TestPostgres::start_with_tls()).await;
+}
+
+/// Starts a server on `database` with `sslmode=require`, which must fail before it sets up any
+/// table.
+async fn refused_at_start_requiring_tls(database: &TestPostgres) {
     let mut config = test_config();
     config.in_memory = false;
     config.storage_timeout_seconds = 2.0;
@@ -336,7 +348,7 @@ async fn a_url_that_requires_tls_is_refused_by_a_server_without_it() {
     let error = Server::start(config)
         .await
         .err()
-        .expect("no plain-text fallback");
+        .expect("refused, with no plain-text fallback");
     assert!(error.to_string().contains("cannot be reached"), "{error}");
     assert_eq!(
         database.sql("SELECT count(*) FROM pg_tables WHERE tablename = 'rooms'"),
@@ -373,26 +385,6 @@ async fn a_url_that_requires_tls_is_served_over_tls_checked_against_the_trusted_
     };
     assert_ne!(connections(true), "0", "the server's connections use TLS");
     assert_eq!(connections(false), "0", "none in plain text");
-}
-
-/// A server whose certificate no trusted root signed is refused at start, as a stranger would
-/// be: requiring TLS means checking whom it is with.
-#[tokio::test]
-async fn a_url_that_requires_tls_refuses_a_certificate_no_trusted_root_signed() {
-    let database = TestPostgres::start_with_tls();
-    let mut config = test_config();
-    config.in_memory = false;
-    config.storage_timeout_seconds = 2.0;
-    config.database = Database::Postgres(format!("{}?sslmode=require", database.url()));
-    let error = Server::start(config)
-        .await
-        .err()
-        .expect("an unknown certificate is refused");
-    assert!(error.to_string().contains("cannot be reached"), "{error}");
-    assert_eq!(
-        database.sql("SELECT count(*) FROM pg_tables WHERE tablename = 'rooms'"),
-        "0"
-    );
 }
 
 /// The disk under PostgreSQL fills up: the statement that needs a new page fails (PostgreSQL's
