@@ -340,6 +340,8 @@ pub struct Report {
     /// Positions where the other engine counted a different number of legal moves than ours
     /// (it was asked in each position it moved in, if it can say), and how many were compared.
     pub disagreements: (usize, usize),
+    /// Where the counts differed: the game, the moves that led there, and both counts.
+    pub differing: Vec<String>,
     /// The other engine's name, if one played.
     pub engine: Option<String>,
     /// On a clock: how each contender (in the order of the rows) spent it.
@@ -454,6 +456,9 @@ impl Report {
                     format!(": {}", self.forfeits.join("; "))
                 }
             );
+            for place in &self.differing {
+                let _ = writeln!(out, "legal moves differed in {place}");
+            }
         }
         let _ = writeln!(
             out,
@@ -506,6 +511,8 @@ struct GameResult {
     forfeit: Option<String>,
     /// Legal-move counts compared with the other engine: (differed, compared).
     disagreements: (usize, usize),
+    /// Where they differed (the game's moves so far, and both counts).
+    differing: Vec<String>,
     /// On a clock: how each contender spent it.
     clock_use: Vec<ClockUse>,
 }
@@ -644,6 +651,7 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         nodes: players.nodes,
         forfeit,
         disagreements: players.other.disagreements,
+        differing: std::mem::take(&mut players.other.differing),
         clock_use,
     }
 }
@@ -809,6 +817,8 @@ struct OtherEngine {
     running: Option<UciEngine>,
     /// Legal-move counts compared: (differed, compared).
     disagreements: (usize, usize),
+    /// Where they differed: the moves that led there, and both counts.
+    differing: Vec<String>,
 }
 
 impl OtherEngine {
@@ -836,8 +846,14 @@ impl OtherEngine {
         engine.position(history).map_err(|e| e.to_string())?;
         if let Some(count) = engine.legal_move_count().map_err(|e| e.to_string())? {
             self.disagreements.1 += 1;
-            if count != game.legal_moves().len() {
+            let ours = game.legal_moves().len();
+            if count != ours {
                 self.disagreements.0 += 1;
+                self.differing.push(format!(
+                    "the position after {} ({} plies): the engine counts {count}, we count {ours}",
+                    history.join(" "),
+                    history.len()
+                ));
             }
         }
         let movetime = movetime.unwrap_or(Duration::from_millis(300));
@@ -891,6 +907,14 @@ fn summarise(setup: &Match, results: &mut [GameResult], elapsed: Duration) -> Re
         disagreements: results.iter().fold((0, 0), |(d, c), r| {
             (d + r.disagreements.0, c + r.disagreements.1)
         }),
+        differing: results
+            .iter()
+            .flat_map(|r| {
+                r.differing
+                    .iter()
+                    .map(move |d| format!("game {}, {d}", r.index))
+            })
+            .collect(),
         engine: None,
         clock_use: setup.clock.map(|_| {
             let mut uses = vec![ClockUse::default(); setup.contenders.len()];
