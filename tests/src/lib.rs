@@ -559,6 +559,23 @@ impl Client {
         }
     }
 
+    /// Reads until the server closes the connection, and asserts that it closed with `code` and
+    /// that nothing before told of a move (a move storage gave up, or that was never stored).
+    pub async fn closed_unaware_of_moves(&mut self, code: u16) {
+        let (messages, closed_with) = self.until_closed().await;
+        assert_eq!(closed_with, Some(code), "{messages:?}");
+        assert!(
+            !messages.iter().any(|m| matches!(
+                m,
+                ServerMessage::Event {
+                    event: Event::Moved(_),
+                    ..
+                }
+            )),
+            "nobody heard of the move: {messages:?}"
+        );
+    }
+
     /// Reads until the server closes the connection: the messages that came first, and the close
     /// code (`None` if the connection ended without a close frame). Panics after [`WAIT`].
     pub async fn until_closed(&mut self) -> (Vec<ServerMessage>, Option<u16>) {
@@ -790,6 +807,35 @@ impl Table {
             room,
             players,
             tokens,
+        }
+    }
+
+    /// Red's first move (`h2h4`), sent while storage fails or hangs: refused with
+    /// `storage_unavailable` within `within`; then every player's connection is closed for a
+    /// restart (the room goes back to what is stored), none of them told of the move.
+    pub async fn first_move_is_given_up(&mut self, within: Duration) {
+        let began = std::time::Instant::now();
+        let red_move = self.send_move(seat(0), 0, "h2h4").await;
+        let answer = self.players[0].answer(red_move).await;
+        assert!(
+            matches!(
+                answer,
+                ServerMessage::Error {
+                    code: ErrorCode::StorageUnavailable,
+                    ..
+                }
+            ),
+            "{answer:?}"
+        );
+        assert!(
+            began.elapsed() < within,
+            "answered within the bound: {:?}",
+            began.elapsed()
+        );
+        for player in &mut self.players {
+            player
+                .closed_unaware_of_moves(fourkings_protocol::close::ROOM_RESTARTING.0)
+                .await;
         }
     }
 

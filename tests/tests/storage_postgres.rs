@@ -223,7 +223,7 @@ async fn a_hanging_statement_is_given_up_within_the_timeout_and_the_room_goes_ba
     let locked = eventually(WAIT, || async { database.sql(held) == "1" }).await;
     assert!(locked, "the other session holds the lock");
 
-    red_move_is_given_up(&mut table, Duration::from_secs(3)).await;
+    table.first_move_is_given_up(Duration::from_secs(3)).await;
 
     // The server ends the session (a backend asleep does not notice its client leave).
     database.sql(
@@ -254,46 +254,10 @@ async fn a_network_cut_to_the_database_is_given_up_within_the_timeout_and_ridden
     }
 
     relay.set_open(false);
-    red_move_is_given_up(&mut table, Duration::from_secs(5)).await;
+    table.first_move_is_given_up(Duration::from_secs(5)).await;
 
     relay.set_open(true);
     red_move_is_taken_once(&server, &table, &database).await;
-}
-
-/// Red's first move, sent while storage hangs, is refused with `storage_unavailable` within
-/// `within`, and the room's connections are closed for a restart with nobody told of the move.
-async fn red_move_is_given_up(table: &mut Table, within: Duration) {
-    let began = Instant::now();
-    let red_move = table.send_move(seat(0), 0, "h2h4").await;
-    let answer = table.players[0].answer(red_move).await;
-    assert!(
-        matches!(
-            answer,
-            ServerMessage::Error {
-                code: ErrorCode::StorageUnavailable,
-                ..
-            }
-        ),
-        "{answer:?}"
-    );
-    assert!(
-        began.elapsed() < within,
-        "answered within the bound: {:?}",
-        began.elapsed()
-    );
-    let restarting = fourkings_protocol::close::ROOM_RESTARTING.0;
-    let (messages, code) = table.players[1].until_closed().await;
-    assert_eq!(code, Some(restarting));
-    assert!(
-        !messages.iter().any(|m| matches!(
-            m,
-            ServerMessage::Event {
-                event: Event::Moved(_),
-                ..
-            }
-        )),
-        "nobody heard of the move: {messages:?}"
-    );
 }
 
 /// Once storage is back, the room is as stored (no move), and the same move is taken and stored
