@@ -63,9 +63,26 @@ impl Contents {
         records.chain(games).chain(alive).collect()
     }
 
+    /// What a store read: its rooms, records and games, and its liveness stamp as stored (ms),
+    /// without the records of closed rooms.
+    pub(crate) fn as_read(
+        rooms: Vec<StoredRoom>,
+        records: Vec<StoredRecord>,
+        games: Vec<ArchivedGame>,
+        alive_at: Option<i64>,
+    ) -> Contents {
+        Contents {
+            rooms,
+            records,
+            games,
+            alive_at: alive_at.map(|at| at as u64),
+        }
+        .without_closed_rooms_records()
+    }
+
     /// Drops the records of closed rooms, which no server reads again (SQLite deletes them in
     /// bulk now and then, so a file may still hold some).
-    pub(crate) fn without_closed_rooms_records(mut self) -> Contents {
+    fn without_closed_rooms_records(mut self) -> Contents {
         let open: std::collections::HashSet<&str> = self
             .rooms
             .iter()

@@ -492,13 +492,7 @@ impl PostgresStorage {
             .await
             .map_err(query)?
             .map(|row| row.get(0));
-        Ok(Contents {
-            rooms,
-            records,
-            games,
-            alive_at: alive_at.map(|at| at as u64),
-        }
-        .without_closed_rooms_records())
+        Ok(Contents::as_read(rooms, records, games, alive_at))
     }
 
     /// Whether the database held anything, and if not, `contents` written into it.

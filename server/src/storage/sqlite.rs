@@ -438,13 +438,7 @@ impl Portable for SqliteStorage {
             .query_row("SELECT at FROM alive WHERE id = 1", [], |row| row.get(0))
             .optional()
             .map_err(Self::db)?;
-        Ok(Contents {
-            rooms,
-            records,
-            games,
-            alive_at: alive_at.map(|at| at as u64),
-        }
-        .without_closed_rooms_records())
+        Ok(Contents::as_read(rooms, records, games, alive_at))
     }
 
     fn fill(&mut self, contents: &Contents) -> Result<(), StorageError> {
