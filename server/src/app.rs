@@ -7,7 +7,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -19,7 +19,8 @@ use tokio_util::task::TaskTracker;
 use crate::address::AddressLimits;
 use crate::config::Config;
 use crate::connection;
-use crate::directory::Directory;
+use crate::directory::{CreateError, Directory, Found};
+use crate::forward::{FORWARDED, Forwarder};
 use crate::health::{Health, Readiness};
 use crate::ids::is_room_id;
 use crate::metrics::{self, Metrics};
@@ -41,6 +42,8 @@ pub(crate) struct AppState {
     pub(crate) health: Arc<Health>,
     /// What each client address may do.
     pub(crate) limits: Arc<AddressLimits>,
+    /// Sends requests for rooms that another node serves to that node.
+    pub(crate) forwarder: Forwarder,
 }
 
 /// The router.
@@ -158,7 +161,7 @@ async fn create_room(
         tracing::debug!(%client, "room creation refused: too many from this address");
         return creating_too_fast(too_fast.retry_after);
     }
-    match state.directory.create(settings) {
+    match state.directory.create(settings).await {
         Ok((id, host_token)) => {
             // `201` only once the room is on disk: a host token for a room that a crash could
             // lose would be worthless. Its creation was handed to storage before this question.
@@ -181,11 +184,70 @@ async fn create_room(
             )
                 .into_response()
         }
-        Err(_) => error(
+        Err(CreateError::TooManyRooms) => error(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::TooManyRooms,
             "the server holds all the rooms it may",
         ),
+        Err(CreateError::Storage) => storage_unavailable(),
+    }
+}
+
+/// Where a room is, for a request: served here, or on the node of the cluster that serves it.
+enum Place {
+    Here(crate::room::RoomHandle),
+    Node(String),
+}
+
+/// Where room `id` is (adopted here if no node serves it), or the answer to give instead: not
+/// found, or unavailable. A request that another node forwarded is not sent on again.
+async fn find(state: &AppState, id: &str, headers: &HeaderMap) -> Result<Place, Response> {
+    if !is_room_id(id) {
+        return Err(not_found());
+    }
+    match state.directory.find(id).await {
+        Found::Here(room) => Ok(Place::Here(room)),
+        Found::Missing => Err(not_found()),
+        Found::Unavailable => Err(storage_unavailable()),
+        // The nodes disagree for a moment (the room just moved): the client tries again.
+        Found::Elsewhere(_) if headers.contains_key(FORWARDED) => Err(node_unavailable()),
+        Found::Elsewhere(node) => Ok(Place::Node(node)),
+    }
+}
+
+/// `503` with `shutting_down`: the room's node cannot be reached now (it is stopping, or the
+/// room is moving); a client tries again in a moment, as for a server restarting.
+fn node_unavailable() -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ShuttingDown,
+        "the room's server cannot be reached; try again in a moment",
+    )
+}
+
+/// `request` sent on to `node`, which serves its room, and the node's answer.
+async fn forward(
+    state: &AppState,
+    node: &str,
+    request: Request,
+    peer: SocketAddr,
+    upgrade: Option<hyper::upgrade::OnUpgrade>,
+) -> Response {
+    let websocket = upgrade.is_some();
+    match state.forwarder.forward(node, request, peer, upgrade).await {
+        Ok(answer) => {
+            let counter = if websocket {
+                &state.metrics.cluster.forwarded_connections
+            } else {
+                &state.metrics.cluster.forwarded_requests
+            };
+            counter.inc();
+            answer
+        }
+        Err(error) => {
+            tracing::warn!(error = %crate::storage::Chain(&error), "a request could not be forwarded");
+            node_unavailable()
+        }
     }
 }
 
@@ -214,9 +276,16 @@ fn creating_too_fast(retry_after: std::time::Duration) -> Response {
     response
 }
 
-async fn room_info(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
-        return not_found();
+async fn room_info(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response {
+    let room = match find(&state, &id, request.headers()).await {
+        Ok(Place::Here(room)) => room,
+        Ok(Place::Node(node)) => return forward(&state, &node, request, peer, None).await,
+        Err(answer) => return answer,
     };
     let (reply, answer) = oneshot::channel();
     if !room.send(Command::Info { reply }).await {
@@ -232,45 +301,43 @@ async fn websocket(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+    request: Request,
 ) -> Response {
-    if !origin_allowed(&headers, &state.config.allowed_origins) {
+    let (mut parts, body) = request.into_parts();
+    if !origin_allowed(&parts.headers, &state.config.allowed_origins) {
         return error(
             StatusCode::FORBIDDEN,
             ErrorCode::ForbiddenOrigin,
             "this origin may not connect",
         );
     }
-    let upgrade = match upgrade {
-        Ok(upgrade) => upgrade,
-        Err(WebSocketUpgradeRejection::InvalidWebSocketVersionHeader(_)) => {
-            // 426 Upgrade Required, naming the version spoken (RFC 6455, section 4.4).
-            let mut response = error(
-                StatusCode::UPGRADE_REQUIRED,
-                ErrorCode::NotWebSocket,
-                "only WebSocket version 13 is spoken here",
-            );
-            response.headers_mut().insert(
-                header::SEC_WEBSOCKET_VERSION,
-                header::HeaderValue::from_static("13"),
-            );
-            return response;
-        }
-        Err(rejection) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::NotWebSocket,
-                format!("a WebSocket address: {}", rejection.body_text()),
-            );
-        }
-    };
+    // The client's side of the upgrade, kept aside while the request is checked: it is the
+    // socket this node serves, or the one it relays to the room's node.
+    let client_side = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
+    match WebSocketUpgrade::from_request_parts(&mut parts, &state).await {
+        // Every header is right; only the connection, set aside, is missing.
+        Ok(_) | Err(WebSocketUpgradeRejection::ConnectionNotUpgradable(_)) => {}
+        Err(rejection) => return not_an_upgrade(&rejection),
+    }
     if state.health.draining() {
         return shutting_down();
     }
-    let Some(room) = is_room_id(&id).then(|| state.directory.get(&id)).flatten() else {
-        return not_found();
+    let room = match find(&state, &id, &parts.headers).await {
+        Ok(Place::Here(room)) => room,
+        Ok(Place::Node(node)) => {
+            let request = Request::from_parts(parts, body);
+            return forward(&state, &node, request, peer, client_side).await;
+        }
+        Err(answer) => return answer,
     };
+    if let Some(client_side) = client_side {
+        parts.extensions.insert(client_side);
+    }
+    let upgrade = match WebSocketUpgrade::from_request_parts(&mut parts, &state).await {
+        Ok(upgrade) => upgrade,
+        Err(rejection) => return not_an_upgrade(&rejection),
+    };
+    let headers = parts.headers;
     let client = state.limits.client(peer.ip(), &headers);
     // Held for as long as the connection lives (dropped with the upgrade if it fails).
     let Some(slot) = state.limits.open_connection(client) else {
@@ -305,6 +372,28 @@ async fn websocket(
                 drop(slot);
             })
         })
+}
+
+/// The answer to a request to `/ws/<id>` that is not a WebSocket upgrade.
+fn not_an_upgrade(rejection: &WebSocketUpgradeRejection) -> Response {
+    if let WebSocketUpgradeRejection::InvalidWebSocketVersionHeader(_) = rejection {
+        // 426 Upgrade Required, naming the version spoken (RFC 6455, section 4.4).
+        let mut response = error(
+            StatusCode::UPGRADE_REQUIRED,
+            ErrorCode::NotWebSocket,
+            "only WebSocket version 13 is spoken here",
+        );
+        response.headers_mut().insert(
+            header::SEC_WEBSOCKET_VERSION,
+            header::HeaderValue::from_static("13"),
+        );
+        return response;
+    }
+    error(
+        StatusCode::BAD_REQUEST,
+        ErrorCode::NotWebSocket,
+        format!("a WebSocket address: {}", rejection.body_text()),
+    )
 }
 
 /// `GET /api/games/<id>.pgn4` (`.pgn` for Duo): a finished game from the archive.
@@ -347,19 +436,37 @@ async fn archived_game(State(state): State<AppState>, Path(file): Path<String>) 
 }
 
 /// The room's current game, finished or not, as the server records it.
-async fn current_game(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    game_document(&state, &id, GameDocument::Record).await
+async fn current_game(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response {
+    game_document(&state, &id, GameDocument::Record, request, peer).await
 }
 
 /// Every position of the room's current game: the start and each move's diff, as JSON.
-async fn current_game_history(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    game_document(&state, &id, GameDocument::History).await
+async fn current_game_history(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response {
+    game_document(&state, &id, GameDocument::History, request, peer).await
 }
 
 /// A document of room `id`'s current game, once what it shows is durable.
-async fn game_document(state: &AppState, id: &str, document: GameDocument) -> Response {
-    let Some(room) = is_room_id(id).then(|| state.directory.get(id)).flatten() else {
-        return not_found();
+async fn game_document(
+    state: &AppState,
+    id: &str,
+    document: GameDocument,
+    request: Request,
+    peer: SocketAddr,
+) -> Response {
+    let room = match find(state, id, request.headers()).await {
+        Ok(Place::Here(room)) => room,
+        Ok(Place::Node(node)) => return forward(state, &node, request, peer, None).await,
+        Err(answer) => return answer,
     };
     let (reply, answer) = oneshot::channel();
     if !room.send(Command::GameFile { document, reply }).await {

@@ -154,6 +154,16 @@ pub struct Config {
     /// what would need another (`storage_unavailable`) and their timers wait.
     #[arg(long, env = "FOURKINGS_MAX_HELD_WRITES", default_value_t = 10_000)]
     pub max_held_writes: usize,
+    /// This node's URL as the other nodes of a cluster reach it (`http://HOST:PORT`): makes the
+    /// server a node of a cluster over its PostgreSQL database, serving the rooms whose lease it
+    /// holds and forwarding the others to their node. Port 0 stands for the port the server
+    /// listens on.
+    #[arg(long, env = "FOURKINGS_NODE_URL")]
+    pub node_url: Option<String>,
+    /// Seconds a node's lease on a room lasts without renewal (renewed three times a term): a
+    /// node that dies leaves its rooms unserved for about this long.
+    #[arg(long, env = "FOURKINGS_LEASE_SECONDS", default_value_t = 5.0, value_parser = seconds)]
+    pub lease_seconds: f64,
     /// Keep everything in memory instead: nothing survives a restart.
     #[arg(long, env = "FOURKINGS_IN_MEMORY")]
     pub in_memory: bool,
@@ -291,6 +301,11 @@ impl Config {
         duration(self.storage_timeout_seconds, 0.01, 3_600.0)
     }
 
+    /// How long a room's lease lasts without renewal.
+    pub fn lease(&self) -> Duration {
+        duration(self.lease_seconds, 0.05, 3_600.0)
+    }
+
     /// How long a room nobody has joined is kept.
     pub fn unjoined_room(&self) -> Duration {
         duration(self.unjoined_room_seconds, 0.0, MAX_SECONDS)
@@ -309,6 +324,13 @@ pub enum Database {
     File(std::path::PathBuf),
     /// A PostgreSQL database, by its URL (which may hold a password: shown without it).
     Postgres(String),
+}
+
+impl Database {
+    /// Whether this is a PostgreSQL database.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self, Database::Postgres(_))
+    }
 }
 
 impl std::str::FromStr for Database {

@@ -11,7 +11,10 @@
 //! | `health` | whether the server is up and ready for rooms (`/healthz`, `/readyz`) |
 //! | `metrics` | what the server counts, as Prometheus text (`/metrics`) |
 //! | `panics` | panics caught and survived (a CPU search, a room's task): where, and what they said |
-//! | `directory` | room ids to room handles |
+//! | `directory` | room ids to room handles; on a node of a cluster, finding and adopting rooms |
+//! | `forward` | requests and WebSockets for rooms of other nodes, sent on to them |
+//! | `ownership` | the leases a node of a cluster holds on its rooms |
+//! | `cluster` | a node's upkeep: leases renewed, rooms lost given up, unserved rooms adopted |
 //! | `room` | one task per room that owns all of its state: seats, settings, the game, the event log |
 //! | `rules_view` | what a room's rules let its players do (resigning, team chat, takebacks, claims), as clients are told |
 //! | `connection` | one WebSocket: a reader that checks and parses frames, a writer with a bounded queue |
@@ -33,15 +36,18 @@ mod app;
 pub mod arena;
 pub mod cli;
 pub mod client;
+mod cluster;
 mod config;
 mod connection;
 pub mod cpu;
 mod directory;
+mod forward;
 mod health;
 mod http;
 mod ids;
 mod metrics;
 mod open_files;
+mod ownership;
 mod panics;
 mod room;
 mod rules_view;
@@ -62,10 +68,13 @@ use crate::address::AddressLimits;
 use crate::app::AppState;
 use crate::cpu::{CpuPool, EngineBot, RandomMover, Strategy};
 use crate::directory::Directory;
+use crate::forward::Forwarder;
 use crate::health::Health;
 use crate::metrics::Metrics;
+use crate::ownership::Ownership;
 use crate::room::RoomContext;
 use crate::storage::health::StorageHealth;
+use crate::storage::leases::Leases;
 use crate::storage::memory::MemoryStorage;
 use crate::storage::postgres::PostgresStorage;
 use crate::storage::sqlite::SqliteStorage;
@@ -100,6 +109,14 @@ pub enum StartError {
     /// Storage could not be opened or read (the message names the file and the problem).
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// `--node-url` names a node of a cluster, whose rooms must be kept in PostgreSQL.
+    #[error(
+        "--node-url makes the server a node of a cluster, which needs a PostgreSQL database (--database postgres://…)"
+    )]
+    ClusterNeedsPostgres,
+    /// `--node-url` is not an `http://HOST:PORT` URL.
+    #[error("--node-url {0:?} is not an http://HOST:PORT URL")]
+    NodeUrl(String),
 }
 
 /// A running server.
@@ -115,6 +132,10 @@ pub struct Server {
     health: Arc<Health>,
     config: Arc<Config>,
     storage: StorageHandle,
+    /// Relays WebSockets to rooms of other nodes.
+    forwarder: Forwarder,
+    /// On a node of a cluster: its leases, and the signal that stops their upkeep.
+    cluster: Option<(Arc<Ownership>, CancellationToken)>,
 }
 
 impl Server {
@@ -134,45 +155,78 @@ impl Server {
         config: Config,
         strategy: Arc<dyn Strategy>,
     ) -> Result<Server, StartError> {
-        let store: Box<dyn Storage> = if config.in_memory {
-            Box::new(MemoryStorage::new())
+        if config.node_url.is_some() && (config.in_memory || !config.database.is_postgres()) {
+            return Err(StartError::ClusterNeedsPostgres);
+        }
+        let (store, leases): (Box<dyn Storage>, Option<Leases>) = if config.in_memory {
+            (Box::new(MemoryStorage::new()), None)
         } else {
             let sync = config.storage_sync;
             let database = config.database.clone();
             let connections = config.database_connections;
             let timeout = config.storage_timeout();
-            tokio::task::spawn_blocking(move || -> Result<Box<dyn Storage>, StorageError> {
+            let cluster = config.node_url.is_some();
+            tokio::task::spawn_blocking(move || -> Result<_, StorageError> {
                 Ok(match database {
-                    Database::File(path) => Box::new(SqliteStorage::open(&path, sync)?),
+                    Database::File(path) => (
+                        Box::new(SqliteStorage::open(&path, sync)?) as Box<dyn Storage>,
+                        None,
+                    ),
                     Database::Postgres(url) => {
-                        Box::new(PostgresStorage::open(&url, connections, timeout)?)
+                        let store = PostgresStorage::open(&url, connections, timeout)?;
+                        let leases = cluster.then(|| store.leases());
+                        (Box::new(store) as Box<dyn Storage>, leases)
                     }
                 })
             })
             .await
             .map_err(StorageError::database)??
         };
-        Server::start_with_storage(config, strategy, store).await
+        Server::start_serving(config, strategy, store, leases).await
     }
 
     /// Like [`Server::start_with`], keeping rooms in `store` (whatever `config` says about
-    /// storage): for tests, and for other storage back ends.
+    /// storage): for tests, and for other storage back ends. A server so started is never a
+    /// node of a cluster.
     pub async fn start_with_storage(
         config: Config,
         strategy: Arc<dyn Strategy>,
         store: Box<dyn Storage>,
     ) -> Result<Server, StartError> {
+        if config.node_url.is_some() {
+            return Err(StartError::ClusterNeedsPostgres);
+        }
+        Server::start_serving(config, strategy, store, None).await
+    }
+
+    /// Starts serving with `store`; a node of a cluster with `leases`, whose rooms are adopted
+    /// as no node serves them rather than all loaded at start.
+    // One piece: every part of the server made and wired together, in the order each needs.
+    async fn start_serving(
+        mut config: Config,
+        strategy: Arc<dyn Strategy>,
+        store: Box<dyn Storage>,
+        leases: Option<Leases>,
+    ) -> Result<Server, StartError> {
+        let clustered = leases.is_some();
         // Off the runtime: a large file takes a while, and a database's driver waits on a
         // runtime of its own.
         let (store, loaded) = tokio::task::spawn_blocking(move || {
             let mut store = store;
-            let loaded = store.load();
+            let loaded = if clustered {
+                Ok(Loaded::default())
+            } else {
+                store.load()
+            };
             (store, loaded)
         })
         .await
         .map_err(StorageError::database)?;
         let loaded = loaded?;
         let (listener, addr) = bind(config.addr).await?;
+        if let Some(url) = &config.node_url {
+            config.node_url = Some(node_url(url, addr.port())?);
+        }
         let metrics = Arc::new(Metrics::new());
         let health = StorageHealth::new(config.max_held_writes, config.storage_timeout());
         let storage = StorageHandle::start(store, metrics.clone(), health);
@@ -192,17 +246,38 @@ impl Server {
             metrics: metrics.clone(),
             tasks: rooms.clone(),
         };
-        let directory = Arc::new(Directory::new(context.clone()));
+        let ownership = match (leases, &config.node_url) {
+            (Some(leases), Some(node)) => Some(Arc::new(Ownership::new(
+                node.clone(),
+                leases,
+                config.lease(),
+            ))),
+            _ => None,
+        };
+        let directory = Arc::new(Directory::new(context.clone(), ownership.clone()));
         restore_rooms(loaded, &context, &directory);
         // Rooms that end (idle for too long, or finished and not rematched) leave the directory.
         let reaper = directory.clone();
         tokio::spawn(async move {
             while let Some(id) = closed_rooms.recv().await {
-                reaper.remove(&id);
+                reaper.ended(&id).await;
             }
         });
         let connections = TaskTracker::new();
         let health = Arc::new(Health::new());
+        let forwarder = Forwarder::new(config.storage_timeout(), shutdown.clone());
+        let cluster = ownership.map(|ownership| {
+            let stop = CancellationToken::new();
+            tracing::info!(node = ownership.node(), lease = ?ownership.term(), "a node of a cluster");
+            tokio::spawn(cluster::upkeep(
+                directory.clone(),
+                ownership.clone(),
+                metrics.clone(),
+                health.clone(),
+                stop.clone(),
+            ));
+            (ownership, stop)
+        });
         let state = AppState {
             directory,
             config: config.clone(),
@@ -211,6 +286,7 @@ impl Server {
             metrics,
             health: health.clone(),
             limits: Arc::new(AddressLimits::new(&config)),
+            forwarder: forwarder.clone(),
         };
         let app = app::router(state);
         let stop_http = CancellationToken::new();
@@ -227,6 +303,8 @@ impl Server {
             health,
             config,
             storage,
+            forwarder,
+            cluster,
         })
     }
 
@@ -257,6 +335,7 @@ impl Server {
         let wait = async {
             self.rooms.wait().await;
             self.connections.wait().await;
+            self.forwarder.wait().await;
         };
         if tokio::time::timeout_at(deadline, wait).await.is_err() {
             tracing::warn!("shutdown timed out; closing what is left");
@@ -276,6 +355,14 @@ impl Server {
                 Stopped::RecordsAbandoned
             }
         };
+        if let Some((ownership, upkeep)) = &self.cluster {
+            // Every room stored what it did: other nodes may adopt them at once.
+            upkeep.cancel();
+            match tokio::time::timeout_at(left(), ownership.release_all()).await {
+                Ok(Ok(released)) => tracing::info!(rooms = released, "leases released"),
+                _ => tracing::warn!("leases could not be released: they run out within a term"),
+            }
+        }
         self.stop_http.cancel();
         // Plain HTTP requests in flight get what is left of the time.
         let _ = tokio::time::timeout_at(left(), self.task).await;
@@ -290,6 +377,24 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartError>
     let listener = TcpListener::bind(addr).await.map_err(listen)?;
     let bound = listener.local_addr().map_err(listen)?;
     Ok((listener, bound))
+}
+
+/// `url` with port 0 (if it names it) replaced by `port`, checked to be an `http://HOST:PORT` URL.
+fn node_url(url: &str, port: u16) -> Result<String, StartError> {
+    let bad = || StartError::NodeUrl(url.to_owned());
+    let uri: axum::http::Uri = url.parse().map_err(|_| bad())?;
+    let (Some("http"), Some(host)) = (uri.scheme_str(), uri.host()) else {
+        return Err(bad());
+    };
+    if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
+        return Err(bad());
+    }
+    let port = match uri.port_u16() {
+        Some(0) => port,
+        Some(given) => given,
+        None => 80,
+    };
+    Ok(format!("http://{host}:{port}"))
 }
 
 /// Brings every stored room back where it stood, into `directory`; time stood still while the
@@ -307,7 +412,7 @@ fn restore_rooms(loaded: Loaded, context: &RoomContext, directory: &Directory) {
     let mut restored = 0;
     for log in loaded.rooms {
         let id = log.id.clone();
-        match room::restore(&log, context.clone(), stopped_at) {
+        match room::restore(&log, context.clone(), stopped_at, None) {
             Ok(handle) => {
                 directory.insert(id, handle);
                 restored += 1;

@@ -57,6 +57,69 @@ pub(crate) struct Metrics {
     pub(crate) rooms_set_aside: Counter,
     /// Panics caught, by where: a CPU search, a room's task.
     panics: [Counter; 2],
+    /// What this node of a cluster did with its leases (all zero on a server alone).
+    pub(crate) cluster: ClusterMetrics,
+}
+
+/// What a node of a cluster did: the rooms it owns, its leases, the rooms it adopted.
+pub(crate) struct ClusterMetrics {
+    /// Rooms whose lease this node holds.
+    pub(crate) rooms_owned: Gauge,
+    /// Leases renewed (each lease of each renewal).
+    pub(crate) leases_renewed: Counter,
+    /// Leases this node found lost (taken by another node, or not renewed within their term).
+    pub(crate) leases_lost: Counter,
+    /// Rooms this node took over from no node (a node that stopped or died, or none yet).
+    pub(crate) rooms_adopted: Counter,
+    /// HTTP requests for rooms of other nodes, sent on to them.
+    pub(crate) forwarded_requests: Counter,
+    /// WebSockets to rooms of other nodes, relayed to them.
+    pub(crate) forwarded_connections: Counter,
+}
+
+impl ClusterMetrics {
+    /// Registers the cluster metrics in `r`.
+    fn register(r: &mut Registry) -> ClusterMetrics {
+        ClusterMetrics {
+            rooms_owned: registered(
+                r,
+                "cluster_rooms_owned",
+                "Rooms whose lease this node holds (a node of a cluster)",
+                Gauge::default(),
+            ),
+            leases_renewed: registered(
+                r,
+                "cluster_leases_renewed",
+                "Room leases renewed, each lease of each renewal",
+                Counter::default(),
+            ),
+            leases_lost: registered(
+                r,
+                "cluster_leases_lost",
+                "Room leases this node found lost: taken by another node, or not renewed \
+                 within their term (the room's connections were closed with 1012)",
+                Counter::default(),
+            ),
+            rooms_adopted: registered(
+                r,
+                "cluster_rooms_adopted",
+                "Rooms this node took over because no node served them",
+                Counter::default(),
+            ),
+            forwarded_requests: registered(
+                r,
+                "cluster_forwarded_requests",
+                "HTTP requests for rooms that another node serves, sent on to it",
+                Counter::default(),
+            ),
+            forwarded_connections: registered(
+                r,
+                "cluster_forwarded_connections",
+                "WebSockets to rooms that another node serves, relayed to it",
+                Counter::default(),
+            ),
+        }
+    }
 }
 
 /// What storage did: its transactions, their failures, and what waits for them.
@@ -230,6 +293,7 @@ impl Metrics {
                 Counter::default(),
             ),
             panics: PanicSite::ALL.map(|p| panics.get_or_create_owned(&[("site", p.name())])),
+            cluster: ClusterMetrics::register(r),
             registry,
         }
     }

@@ -264,6 +264,19 @@ impl TestServer {
         TestServer::serving(server, data)
     }
 
+    /// A node of a cluster over `database`, whose leases last `lease`, listening on a free port
+    /// of 127.0.0.1 (its node URL names that port).
+    pub async fn node(database: &postgres::TestPostgres, lease: Duration) -> TestServer {
+        let url = database.url();
+        TestServer::with(|config| {
+            config.in_memory = false;
+            config.database = fourkings_server::Database::Postgres(url);
+            config.node_url = Some("http://127.0.0.1:0".into());
+            config.lease_seconds = lease.as_secs_f64();
+        })
+        .await
+    }
+
     /// The PostgreSQL server the test server keeps its rooms in, if it does.
     pub fn postgres(&self) -> Option<&postgres::TestPostgres> {
         match &self.data {
@@ -473,6 +486,17 @@ impl Client {
             socket,
             next_req: 0,
         })
+    }
+
+    /// Opens room `room`'s WebSocket on the server at `base` (`http://<host>`), and reads the
+    /// spectator snapshot that comes first.
+    pub async fn join(base: &str, room: &str) -> anyhow::Result<(Client, Snapshot)> {
+        let url = format!("{}/ws/{room}", base.replacen("http://", "ws://", 1));
+        let mut client = Client::open(&url).await?;
+        match client.try_next().await? {
+            ServerMessage::Snapshot(snapshot) => Ok((client, *snapshot)),
+            other => bail!("expected a snapshot first, got {other:?}"),
+        }
     }
 
     /// A fresh request id.
@@ -803,6 +827,37 @@ impl Table {
             let host_token = room.host_token.clone();
             players[0].ok(ClientMessage::Start { host_token }).await;
         }
+        Table {
+            room,
+            players,
+            tokens,
+        }
+    }
+
+    /// Creates a room with `settings` on the server at `bases[0]`, seats four players, the one
+    /// at seat `i` connected through `bases[i % bases.len()]` (seat 0 is the host), and starts
+    /// the game.
+    pub async fn seat_four_through(bases: &[&str], settings: &SettingsPatch) -> Table {
+        let created = reqwest::Client::new()
+            .post(format!("{}/api/rooms", bases[0]))
+            .body(serde_json::to_string(settings).unwrap())
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(created.status(), 201);
+        let room: CreateRoomResponse = created.json().await.unwrap();
+        let mut players = Vec::new();
+        let mut tokens = Vec::new();
+        for seat in SeatIndex::ALL {
+            let base = bases[seat.index() % bases.len()];
+            let (mut client, _) = Client::join(base, &room.id)
+                .await
+                .expect("the WebSocket opens");
+            tokens.push(client.take_seat(seat, &format!("player {seat}")).await);
+            players.push(client);
+        }
+        let host_token = room.host_token.clone();
+        players[0].ok(ClientMessage::Start { host_token }).await;
         Table {
             room,
             players,

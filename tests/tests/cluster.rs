@@ -44,6 +44,14 @@ fn record(body: &str, epoch: Option<u64>) -> Write {
     }
 }
 
+/// The epoch of a claim that took the lease.
+fn taken(claim: Claim) -> u64 {
+    match claim {
+        Claim::Taken { epoch, .. } => epoch,
+        other => panic!("the lease was not taken: {other:?}"),
+    }
+}
+
 fn stored(database: &TestPostgres) -> String {
     database.sql("SELECT string_agg(body, ',' ORDER BY id) FROM records")
 }
@@ -51,10 +59,7 @@ fn stored(database: &TestPostgres) -> String {
 #[tokio::test]
 async fn a_lease_is_one_nodes_until_its_term_runs_out_and_each_claim_starts_a_new_epoch() {
     let (_database, _store, leases) = with_room();
-    assert_eq!(
-        leases.claim(ROOM, NODE_A, SHORT).await.unwrap(),
-        Claim::Taken { epoch: 1 }
-    );
+    assert_eq!(taken(leases.claim(ROOM, NODE_A, SHORT).await.unwrap()), 1);
     assert_eq!(
         leases.claim(ROOM, NODE_B, SHORT).await.unwrap(),
         Claim::Held {
@@ -68,10 +73,7 @@ async fn a_lease_is_one_nodes_until_its_term_runs_out_and_each_claim_starts_a_ne
     })
     .await;
     assert!(ran_out, "the term runs out");
-    assert_eq!(
-        leases.claim(ROOM, NODE_B, LONG).await.unwrap(),
-        Claim::Taken { epoch: 2 }
-    );
+    assert_eq!(taken(leases.claim(ROOM, NODE_B, LONG).await.unwrap()), 2);
     // A renewal under the old epoch finds the room gone; the holder's keeps it.
     let a_lost = leases
         .renew(NODE_A, &[(ROOM.into(), 1)], LONG)
@@ -86,23 +88,14 @@ async fn a_lease_is_one_nodes_until_its_term_runs_out_and_each_claim_starts_a_ne
     // Released, it can be claimed at once; a node restarted under its URL claims its own.
     leases.release(NODE_B, &[(ROOM.into(), 2)]).await.unwrap();
     assert_eq!(leases.holder(ROOM).await.unwrap(), None);
-    assert_eq!(
-        leases.claim(ROOM, NODE_A, LONG).await.unwrap(),
-        Claim::Taken { epoch: 3 }
-    );
-    assert_eq!(
-        leases.claim(ROOM, NODE_A, LONG).await.unwrap(),
-        Claim::Taken { epoch: 4 }
-    );
+    assert_eq!(taken(leases.claim(ROOM, NODE_A, LONG).await.unwrap()), 3);
+    assert_eq!(taken(leases.claim(ROOM, NODE_A, LONG).await.unwrap()), 4);
 }
 
 #[tokio::test]
 async fn the_database_refuses_a_write_from_an_epoch_that_is_not_the_leases() {
     let (database, mut store, leases) = with_room();
-    assert_eq!(
-        leases.claim(ROOM, NODE_A, SHORT).await.unwrap(),
-        Claim::Taken { epoch: 1 }
-    );
+    assert_eq!(taken(leases.claim(ROOM, NODE_A, SHORT).await.unwrap()), 1);
     store
         .write(&[record("a1", Some(1))])
         .expect("the holder writes");
@@ -112,10 +105,7 @@ async fn the_database_refuses_a_write_from_an_epoch_that_is_not_the_leases() {
     })
     .await;
     assert!(ran_out);
-    assert_eq!(
-        leases.claim(ROOM, NODE_B, LONG).await.unwrap(),
-        Claim::Taken { epoch: 2 }
-    );
+    assert_eq!(taken(leases.claim(ROOM, NODE_B, LONG).await.unwrap()), 2);
     // A wakes up and writes under its old epoch: refused, with the whole batch it was in.
     let refused = store.write(&[Write::Alive { at: 5 }, record("a2", Some(1))]);
     assert!(
@@ -179,10 +169,7 @@ async fn a_room_with_no_lease_takes_writes_as_on_a_server_alone() {
 #[tokio::test]
 async fn a_claim_waits_for_the_writes_in_flight_under_the_old_epoch() {
     let (database, _store, leases) = with_room();
-    assert_eq!(
-        leases.claim(ROOM, NODE_A, SHORT).await.unwrap(),
-        Claim::Taken { epoch: 1 }
-    );
+    assert_eq!(taken(leases.claim(ROOM, NODE_A, SHORT).await.unwrap()), 1);
     let ran_out = eventually(WAIT, || async {
         leases.holder(ROOM).await.unwrap().is_none()
     })
@@ -199,10 +186,7 @@ async fn a_claim_waits_for_the_writes_in_flight_under_the_old_epoch() {
     .await;
     assert!(sleeping, "the slow commit is under way");
     let began = std::time::Instant::now();
-    assert_eq!(
-        leases.claim(ROOM, NODE_B, LONG).await.unwrap(),
-        Claim::Taken { epoch: 2 }
-    );
+    assert_eq!(taken(leases.claim(ROOM, NODE_B, LONG).await.unwrap()), 2);
     assert!(
         began.elapsed() > Duration::from_millis(500),
         "the claim waited for the commit: {:?}",
@@ -269,4 +253,155 @@ async fn a_server_whose_room_moved_stops_serving_it_and_closes_its_connections_w
     let answer = stays.play(seat(0), 0, "h2h4").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     assert_eq!(server.metric("fourkings_storage_failures_total").await, 0.0);
+}
+
+#[tokio::test]
+async fn a_new_rooms_id_is_claimed_only_if_no_room_or_lease_has_it_and_a_missing_room_is_never_leased()
+ {
+    let (database, mut store, leases) = with_room();
+    assert!(leases.claim_new("fresh", NODE_A, LONG).await.unwrap());
+    assert!(
+        !leases.claim_new("fresh", NODE_B, LONG).await.unwrap(),
+        "a lease has it"
+    );
+    assert!(
+        !leases.claim_new(ROOM, NODE_B, LONG).await.unwrap(),
+        "a room has it"
+    );
+    assert_eq!(
+        leases.claim("nowhere", NODE_A, LONG).await.unwrap(),
+        Claim::Missing
+    );
+    store
+        .write(&[Write::CloseRoom {
+            room: ROOM.into(),
+            at: 3,
+            epoch: None,
+        }])
+        .unwrap();
+    assert_eq!(
+        leases.claim(ROOM, NODE_A, LONG).await.unwrap(),
+        Claim::Missing,
+        "a closed room is not served again"
+    );
+    assert_eq!(
+        database.sql("SELECT string_agg(room, ',') FROM leases"),
+        "fresh"
+    );
+}
+
+/// The rooms no node serves are those without a lease, or whose lease ran out or was released;
+/// a node restarted under its URL also finds its own. A claim after a release says when the
+/// room was last served, for the adopter to stop its clocks there.
+#[tokio::test]
+async fn unserved_rooms_are_found_and_a_claim_says_since_when_a_room_was_unserved() {
+    let (_database, mut store, leases) = with_room();
+    for room in ["r2", "r3"] {
+        store
+            .write(&[Write::CreateRoom {
+                room: room.into(),
+                at: 1,
+            }])
+            .unwrap();
+    }
+    let mut unserved = leases.unserved(NODE_B, false, 10).await.unwrap();
+    unserved.sort();
+    assert_eq!(unserved, ["r1", "r2", "r3"], "no room has a lease yet");
+    assert_eq!(taken(leases.claim("r2", NODE_A, LONG).await.unwrap()), 1);
+    assert_eq!(taken(leases.claim("r3", NODE_A, LONG).await.unwrap()), 1);
+    leases.release(NODE_A, &[("r3".into(), 1)]).await.unwrap();
+    let released_at = fourkings_tests::now_ms();
+    let mut unserved = leases.unserved(NODE_B, false, 10).await.unwrap();
+    unserved.sort();
+    assert_eq!(unserved, ["r1", "r3"]);
+    let mut own = leases.unserved(NODE_A, true, 10).await.unwrap();
+    own.sort();
+    assert_eq!(own, ["r1", "r2", "r3"], "with its own");
+    assert_eq!(leases.unserved(NODE_B, false, 1).await.unwrap().len(), 1);
+    match leases.claim("r3", NODE_B, LONG).await.unwrap() {
+        Claim::Taken {
+            epoch: 2,
+            idle_since: Some(at),
+        } => assert!(
+            at.abs_diff(released_at) < 2_000,
+            "unserved since the release: {at} against {released_at}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The opening every node test plays: one move of each seat.
+const OPENING: [(u8, &str); 4] = [(0, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")];
+
+/// Three nodes over one database. A room created on the first is played by four people
+/// connected through all three: their WebSockets and the room's HTTP reads reach it through
+/// whichever node they arrive at (relayed to the node that holds its lease), and every move is
+/// seen by everyone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_is_played_through_all_three_nodes() {
+    use fourkings_protocol::{Event, RoomInfo, SettingsPatch};
+    use fourkings_tests::{Client, Table, TestServer};
+
+    let database = TestPostgres::start();
+    let mut nodes = Vec::new();
+    for _ in 0..3 {
+        nodes.push(TestServer::node(&database, LONG).await);
+    }
+    let bases: Vec<&str> = nodes.iter().map(|node| node.base.as_str()).collect();
+    let mut table = Table::seat_four_through(&bases, &SettingsPatch::default()).await;
+    let id = table.room.id.clone();
+    assert_eq!(
+        database.sql(&format!("SELECT node FROM leases WHERE room = '{id}'")),
+        bases[0],
+        "the room is the node's that created it"
+    );
+    table.play_opening(&OPENING).await;
+    // The last mover's partner, through another node, hears of the move.
+    let last = table.players[1]
+        .event_where(|v, event| match event {
+            Event::Moved(moved) if moved.ply == 4 => Some(v),
+            _ => None,
+        })
+        .await;
+    for node in &bases {
+        let (_, snapshot) = Client::join(node, &id).await.expect("the WebSocket opens");
+        let game = snapshot.game.expect("the game is under way");
+        assert_eq!(
+            game.move_coordinates,
+            ["h2h4", "b7c7", "g13g12", "m8l8"],
+            "{node}"
+        );
+        assert!(snapshot.v >= last, "{node}");
+    }
+    for node in &nodes {
+        let answer = node.get(&format!("/api/rooms/{id}")).await;
+        assert_eq!(answer.status(), 200, "{}", node.base);
+        let info: RoomInfo = answer.json().await.unwrap();
+        assert_eq!(info.id, id);
+        let history = node.get(&format!("/api/rooms/{id}/game/history")).await;
+        assert_eq!(history.status(), 200, "{}", node.base);
+    }
+    for node in &nodes[1..] {
+        assert!(
+            node.metric("fourkings_cluster_forwarded_connections_total")
+                .await
+                >= 1.0
+        );
+        assert!(
+            node.metric("fourkings_cluster_forwarded_requests_total")
+                .await
+                >= 2.0
+        );
+        assert_eq!(node.metric("fourkings_cluster_rooms_owned").await, 0.0);
+    }
+    let owned = eventually(WAIT, || async {
+        nodes[0].metric("fourkings_cluster_rooms_owned").await == 1.0
+    })
+    .await;
+    assert!(owned, "the first node counts the room it owns");
+    assert_eq!(
+        nodes[1].get("/api/rooms/0000000000000").await.status(),
+        404,
+        "no node serves a room that does not exist"
+    );
 }

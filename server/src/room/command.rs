@@ -79,6 +79,9 @@ pub(crate) enum Command {
     },
     /// A CPU player chose a move.
     CpuMoved(CpuAnswer),
+    /// This node lost the room's lease (another node took it, or the lease could not be
+    /// renewed): the room stops at once and tells its connections to reconnect.
+    LeaseLost,
 }
 
 /// A cheap, cloneable handle on a room's task.

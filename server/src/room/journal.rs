@@ -11,6 +11,8 @@ use crate::storage::{ArchivedGame, Write};
 pub(crate) struct Journal {
     /// The room the writes are for.
     room: String,
+    /// On a node of a cluster, the epoch of the room's lease, which every write carries.
+    epoch: Option<u64>,
     storage: StorageHandle,
     /// Writes made since the last hand-over to the writer.
     writes: Vec<Write>,
@@ -23,11 +25,13 @@ pub(crate) struct Journal {
 }
 
 impl Journal {
-    /// An empty journal for `room`.
-    pub(crate) fn new(room: String, storage: StorageHandle) -> Journal {
+    /// An empty journal for `room`, whose writes carry `epoch` (a lease's, on a node of a
+    /// cluster).
+    pub(crate) fn new(room: String, storage: StorageHandle, epoch: Option<u64>) -> Journal {
         let (reports_tx, reports) = mpsc::unbounded_channel();
         Journal {
             room,
+            epoch,
             storage,
             writes: Vec::new(),
             stored_version: 0,
@@ -51,7 +55,7 @@ impl Journal {
             at,
             body,
             v: None,
-            epoch: None,
+            epoch: self.epoch,
         });
     }
 
@@ -64,6 +68,11 @@ impl Journal {
     pub(crate) fn resume_at(&mut self, version: u64) {
         self.writes.clear();
         self.stored_version = version;
+    }
+
+    /// The epoch the room's writes carry.
+    pub(crate) fn epoch(&self) -> Option<u64> {
+        self.epoch
     }
 
     /// The version last handed to the writer.
@@ -89,7 +98,7 @@ impl Journal {
                 None => self.writes.push(Write::Version {
                     room: self.room.clone(),
                     v: version,
-                    epoch: None,
+                    epoch: self.epoch,
                 }),
             }
             self.stored_version = version;
@@ -108,7 +117,7 @@ impl Journal {
         let close = Write::CloseRoom {
             room: self.room.clone(),
             at,
-            epoch: None,
+            epoch: self.epoch,
         };
         self.storage.write(&mut vec![close], None);
     }

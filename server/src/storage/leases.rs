@@ -19,12 +19,18 @@ pub enum Claim {
     Taken {
         /// The epoch every write for the room carries while the lease lasts.
         epoch: u64,
+        /// When the room's previous holder last renewed its lease or released it (ms since
+        /// the Unix epoch, the database's clock): the last moment the room was known to be
+        /// served. `None` if the room had no lease before.
+        idle_since: Option<u64>,
     },
     /// Another node holds a lease that has not run out.
     Held {
         /// That node's URL (`--node-url`).
         node: String,
     },
+    /// No open room has this id (never created, or closed).
+    Missing,
 }
 
 /// The leases of a PostgreSQL store ([`super::postgres::PostgresStorage::leases`]). Each call
@@ -46,9 +52,36 @@ impl Leases {
         Leases { pool, timeout }
     }
 
-    /// Claims `room` for `node` for `term`: taken, under the next epoch, if no lease is live
-    /// (never held, run out, or released) or the live one is `node`'s own (a node restarted
-    /// under the same URL: the new epoch fences its former run); otherwise held.
+    /// Claims the id of a room `node` is about to create, for `term`, under epoch 1: `false`
+    /// if the id is taken (a room, open or closed, or a lease has it).
+    pub async fn claim_new(
+        &self,
+        room: &str,
+        node: &str,
+        term: Duration,
+    ) -> Result<bool, StorageError> {
+        self.bounded(async {
+            let client = self.pool.get().await.map_err(StorageError::database)?;
+            let taken = client
+                .query_opt(
+                    "INSERT INTO leases (room, node, epoch, expires_at, renewed_at)
+                     SELECT $1, $2, 1, now() + $3::FLOAT8 * interval '1 millisecond', now()
+                     WHERE NOT EXISTS (SELECT 1 FROM rooms WHERE id = $1)
+                     ON CONFLICT (room) DO NOTHING
+                     RETURNING epoch",
+                    &[&room, &node, &millis(term)],
+                )
+                .await
+                .map_err(StorageError::database)?;
+            Ok(taken.is_some())
+        })
+        .await
+    }
+
+    /// Claims the open room `room` for `node` for `term`: taken, under the next epoch, if no
+    /// lease is live (never held, run out, or released) or the live one is `node`'s own (a node
+    /// restarted under the same URL: the new epoch fences its former run); otherwise held by
+    /// another node, or missing if no open room has that id.
     pub async fn claim(
         &self,
         room: &str,
@@ -57,15 +90,19 @@ impl Leases {
     ) -> Result<Claim, StorageError> {
         self.bounded(async {
             let client = self.pool.get().await.map_err(StorageError::database)?;
+            // `before` sees the lease as it was when the statement began: its last renewal.
             let taken = client
                 .query_opt(
-                    "INSERT INTO leases (room, node, epoch, expires_at)
-                     VALUES ($1, $2, 1, now() + $3::FLOAT8 * interval '1 millisecond')
+                    "WITH before AS (SELECT renewed_at FROM leases WHERE room = $1)
+                     INSERT INTO leases (room, node, epoch, expires_at, renewed_at)
+                     SELECT $1, $2, 1, now() + $3::FLOAT8 * interval '1 millisecond', now()
+                     WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND closed_at IS NULL)
                      ON CONFLICT (room) DO UPDATE
                          SET node = EXCLUDED.node, epoch = leases.epoch + 1,
-                             expires_at = EXCLUDED.expires_at
+                             expires_at = EXCLUDED.expires_at, renewed_at = now()
                          WHERE leases.expires_at <= now() OR leases.node = EXCLUDED.node
-                     RETURNING epoch",
+                     RETURNING epoch,
+                         (SELECT (extract(epoch FROM renewed_at) * 1000)::BIGINT FROM before)",
                     &[&room, &node, &millis(term)],
                 )
                 .await
@@ -73,15 +110,49 @@ impl Leases {
             if let Some(row) = taken {
                 return Ok(Claim::Taken {
                     epoch: row.get::<_, i64>(0) as u64,
+                    idle_since: row.get::<_, Option<i64>>(1).map(|at| at as u64),
                 });
             }
-            let holder = client
-                .query_one("SELECT node FROM leases WHERE room = $1", &[&room])
+            let found = client
+                .query_one(
+                    "SELECT (SELECT node FROM leases WHERE room = $1),
+                         EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND closed_at IS NULL)",
+                    &[&room],
+                )
                 .await
                 .map_err(StorageError::database)?;
-            Ok(Claim::Held {
-                node: holder.get(0),
+            Ok(match (found.get::<_, Option<String>>(0), found.get(1)) {
+                (Some(node), true) => Claim::Held { node },
+                _ => Claim::Missing,
             })
+        })
+        .await
+    }
+
+    /// Open rooms that no node serves: without a lease, or whose lease ran out or was released;
+    /// with `own`, also those whose lease is `node`'s (a node restarted under its URL takes its
+    /// rooms back at once). At most `most` of them, in random order, so that nodes scanning
+    /// together spread the rooms of a node that went away between them.
+    pub async fn unserved(
+        &self,
+        node: &str,
+        own: bool,
+        most: usize,
+    ) -> Result<Vec<String>, StorageError> {
+        self.bounded(async {
+            let client = self.pool.get().await.map_err(StorageError::database)?;
+            let rows = client
+                .query(
+                    "SELECT rooms.id FROM rooms LEFT JOIN leases ON leases.room = rooms.id
+                     WHERE rooms.closed_at IS NULL
+                         AND (leases.room IS NULL OR leases.expires_at <= now()
+                              OR ($2 AND leases.node = $1))
+                     ORDER BY random() LIMIT $3",
+                    &[&node, &own, &(most as i64)],
+                )
+                .await
+                .map_err(StorageError::database)?;
+            Ok(rows.into_iter().map(|row| row.get(0)).collect())
         })
         .await
     }
@@ -100,7 +171,9 @@ impl Leases {
             let client = self.pool.get().await.map_err(StorageError::database)?;
             let renewed: std::collections::HashSet<String> = client
                 .query(
-                    "UPDATE leases SET expires_at = now() + $4::FLOAT8 * interval '1 millisecond'
+                    "UPDATE leases
+                     SET expires_at = now() + $4::FLOAT8 * interval '1 millisecond',
+                         renewed_at = now()
                      FROM unnest($1::TEXT[], $2::BIGINT[]) AS held(room, epoch)
                      WHERE leases.room = held.room AND leases.epoch = held.epoch
                          AND leases.node = $3
@@ -128,7 +201,7 @@ impl Leases {
             let client = self.pool.get().await.map_err(StorageError::database)?;
             client
                 .execute(
-                    "UPDATE leases SET expires_at = now()
+                    "UPDATE leases SET expires_at = now(), renewed_at = now()
                      FROM unnest($1::TEXT[], $2::BIGINT[]) AS held(room, epoch)
                      WHERE leases.room = held.room AND leases.epoch = held.epoch
                          AND leases.node = $3",

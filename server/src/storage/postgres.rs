@@ -83,6 +83,11 @@ const MIGRATIONS: &[&str] = &[
      END $$;
      CREATE TRIGGER records_fenced BEFORE INSERT ON records
          FOR EACH ROW EXECUTE FUNCTION fourkings_fence_record();",
+    // 3: when each lease was last renewed (the last moment its node was known to serve the
+    // room: a node adopting the room stops its clocks there), and the open rooms by id, which
+    // every node scans for rooms nobody serves.
+    "ALTER TABLE leases ADD COLUMN renewed_at TIMESTAMPTZ NOT NULL DEFAULT now();
+     CREATE INDEX rooms_open ON rooms(id) WHERE closed_at IS NULL;",
 ];
 
 /// The SQLSTATE of a write refused by fencing (`fourkings_fence`).

@@ -23,14 +23,15 @@ impl Room {
             .refuse_held(&Refusal::StorageUnavailable(StorageDown::GaveUp));
     }
 
-    /// Another node holds the room's lease now, and the database refused its writes: nothing
-    /// that waited for them goes out, and every connection is told to reconnect (1012); a
-    /// client that does reaches the room where it is now.
+    /// This node no longer holds the room's lease (another node took it and the database
+    /// refused the room's writes, or the lease could not be renewed in time): nothing that
+    /// waited for storage goes out, and every connection is told to reconnect (1012); a client
+    /// that does reaches the room wherever it is served now.
     pub(super) fn moved_away(&mut self) {
         tracing::warn!(
             durable = self.delivery.durable(),
             handed_over = self.journal.stored_version(),
-            "another node holds this room now: its connections are closed, to reconnect there"
+            "this node no longer holds the room's lease: its connections are closed, to reconnect where it is served"
         );
         self.delivery
             .close_all(fourkings_protocol::close::SERVER_RESTARTING);

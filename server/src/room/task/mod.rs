@@ -109,6 +109,10 @@ impl Room {
             let mut covered = None;
             tokio::select! {
                 command = inbox.recv() => match command {
+                    Some(Command::LeaseLost) => {
+                        self.moved_away();
+                        return Ended::Moved;
+                    }
                     Some(command) => covered = self.handle(command),
                     None => break,
                 },
@@ -206,6 +210,8 @@ impl Room {
                     self.cpu_moved(answer);
                 }
             }
+            // Taken by the task's loop, which ends the run.
+            Command::LeaseLost => {}
         }
         None
     }

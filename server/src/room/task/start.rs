@@ -77,10 +77,16 @@ fn room_span(id: &str) -> tracing::Span {
 }
 
 /// Starts a new room's task and returns its handle and host token. The room's creation is stored
-/// before anything else the writer commits after it.
-pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (RoomHandle, String) {
+/// before anything else the writer commits after it. Its writes carry `epoch`, its lease's on a
+/// node of a cluster.
+pub(crate) fn spawn(
+    id: String,
+    settings: Settings,
+    context: RoomContext,
+    epoch: Option<u64>,
+) -> (RoomHandle, String) {
     let Ok(started) = start(&id.clone(), &context.clone(), |inbox| {
-        let mut room = Room::new(id, settings, context, inbox);
+        let mut room = Room::new(id, settings, context, inbox, epoch);
         room.persist();
         let host_token = room.seating.host_token().to_owned();
         Ok::<_, std::convert::Infallible>((room, host_token))
@@ -89,14 +95,15 @@ pub(crate) fn spawn(id: String, settings: Settings, context: RoomContext) -> (Ro
 }
 
 /// Rebuilds a room from storage and starts its task. `stopped_at` is when the previous run was
-/// last alive (ms since the epoch).
+/// last alive (ms since the epoch); the room's writes carry `epoch`, as for [`spawn`].
 pub(crate) fn restore(
     log: &RoomLog,
     context: RoomContext,
     stopped_at: u64,
+    epoch: Option<u64>,
 ) -> Result<RoomHandle, RestoreError> {
     let (handle, ()) = start(&log.id, &context.clone(), |inbox| {
-        Ok((Room::rebuild(log, context, inbox, stopped_at)?, ()))
+        Ok((Room::rebuild(log, context, inbox, stopped_at, epoch)?, ()))
     })?;
     Ok(handle)
 }
@@ -132,6 +139,7 @@ async fn supervise(
 ) {
     let id = room.id.clone();
     let context = room.context.clone();
+    let epoch = room.journal.epoch();
     let set_aside = |why: &str| {
         context.metrics.rooms_set_aside.inc();
         tracing::error!("{why}: the room is set aside (not served, kept in storage)");
@@ -173,7 +181,7 @@ async fn supervise(
                 return set_aside("it cannot be read back");
             }
         };
-        room = match Room::rebuild(&log, context.clone(), weak.clone(), now_ms()) {
+        room = match Room::rebuild(&log, context.clone(), weak.clone(), now_ms(), epoch) {
             Ok(rebuilt) => {
                 tracing::info!(rebuilds, "the room was rebuilt from storage");
                 Box::new(rebuilt)
@@ -192,6 +200,7 @@ impl Room {
         settings: Settings,
         context: RoomContext,
         inbox: mpsc::WeakSender<Command>,
+        epoch: Option<u64>,
     ) -> Room {
         let host_token = new_token();
         let config = &context.config;
@@ -202,7 +211,7 @@ impl Room {
             session: None,
             chat: Chat::new(config.chat_history, config.chat_per_minute as usize),
             events: EventLog::new(config.event_history),
-            journal: Journal::new(id.clone(), context.storage.clone()),
+            journal: Journal::new(id.clone(), context.storage.clone(), epoch),
             delivery: Delivery::new(context.metrics.clone()),
             views: DurableViews::new(),
             time: Timebase::live(),
@@ -228,9 +237,10 @@ impl Room {
         context: RoomContext,
         inbox: mpsc::WeakSender<Command>,
         stopped_at: u64,
+        epoch: Option<u64>,
     ) -> Result<Room, RestoreError> {
         let defaults = rules::defaults(Preset::Teams);
-        let mut room = Room::new(log.id.clone(), defaults, context, inbox);
+        let mut room = Room::new(log.id.clone(), defaults, context, inbox, epoch);
         room.time = Timebase::replaying(stopped_at);
         for (at, body) in &log.records {
             let record: Record =
@@ -272,8 +282,9 @@ impl Room {
         context: RoomContext,
         inbox: mpsc::WeakSender<Command>,
         stopped_at: u64,
+        epoch: Option<u64>,
     ) -> Result<Room, RestoreError> {
-        let mut room = Room::restore(log, context, inbox, stopped_at)?;
+        let mut room = Room::restore(log, context, inbox, stopped_at, epoch)?;
         room.resume();
         Ok(room)
     }
