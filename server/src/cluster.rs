@@ -47,27 +47,22 @@ pub(crate) async fn upkeep(
         tokio::select! {
             () = stop.cancelled() => return,
             _ = renewal.tick() => {
-                let held = ownership.len();
-                match ownership.renew().await {
-                    Ok(lost) => {
-                        if failing {
-                            tracing::info!("leases are renewed again");
-                            failing = false;
-                        }
-                        metrics.cluster.leases_renewed.inc_by(held.saturating_sub(lost.len()) as u64);
-                        metrics.cluster.leases_lost.inc_by(lost.len() as u64);
-                        for room in lost {
-                            tracing::warn!(%room, "this node lost the room's lease");
-                            directory.lease_lost(&room).await;
-                        }
+                let renewal = ownership.renew().await;
+                health.set_database_reachable(renewal.error.is_none());
+                match (&renewal.error, failing) {
+                    // Logged once an episode: the next success says when it ended.
+                    (Some(error), false) => {
+                        tracing::warn!(error = %Chain(error), "leases could not be renewed; trying again");
                     }
-                    Err(error) => {
-                        // Logged once an episode: the next success says when it ended.
-                        if !failing {
-                            tracing::warn!(error = %Chain(&error), "leases could not be renewed; trying again");
-                            failing = true;
-                        }
-                    }
+                    (None, true) => tracing::info!("leases are renewed again"),
+                    _ => {}
+                }
+                failing = renewal.error.is_some();
+                metrics.cluster.leases_renewed.inc_by(renewal.renewed as u64);
+                metrics.cluster.leases_lost.inc_by(renewal.lost.len() as u64);
+                for room in renewal.lost {
+                    tracing::warn!(%room, "this node lost the room's lease");
+                    directory.lease_lost(&room).await;
                 }
                 metrics.cluster.rooms_owned.set(ownership.len() as i64);
             }

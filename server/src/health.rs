@@ -9,6 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub(crate) struct Health {
     /// Set once a shutdown has begun: nothing new is accepted from then on.
     draining: AtomicBool,
+    /// On a node of a cluster, set while its leases cannot be renewed: the database does not
+    /// answer it (even with no write to make, which storage's own health would notice).
+    database_unreachable: AtomicBool,
 }
 
 /// Why the server is not ready, or that it is.
@@ -21,6 +24,8 @@ pub(crate) enum Readiness {
     /// Storage takes no writes: it fails, hangs or is behind by as much as it may be, or its
     /// thread has stopped.
     StorageStopped,
+    /// A node of a cluster cannot reach its database (its leases cannot be renewed).
+    DatabaseUnreachable,
     /// It holds as many rooms as it may.
     Full,
 }
@@ -32,6 +37,7 @@ impl Readiness {
             Readiness::Ready => "ready",
             Readiness::Draining => "shutting down",
             Readiness::StorageStopped => "storage stopped",
+            Readiness::DatabaseUnreachable => "database unreachable",
             Readiness::Full => "full",
         }
     }
@@ -52,6 +58,12 @@ impl Health {
         self.draining.load(Ordering::Relaxed)
     }
 
+    /// Whether a node of a cluster reaches its database, as its last renewal of leases found.
+    pub(crate) fn set_database_reachable(&self, reachable: bool) {
+        self.database_unreachable
+            .store(!reachable, Ordering::Relaxed);
+    }
+
     /// How ready the server is, given whether storage runs and whether it is full; draining
     /// comes first, since it is the one a load balancer most needs to see.
     pub(crate) fn readiness(&self, storage_running: bool, full: bool) -> Readiness {
@@ -59,6 +71,8 @@ impl Health {
             Readiness::Draining
         } else if !storage_running {
             Readiness::StorageStopped
+        } else if self.database_unreachable.load(Ordering::Relaxed) {
+            Readiness::DatabaseUnreachable
         } else if full {
             Readiness::Full
         } else {
@@ -77,6 +91,11 @@ mod tests {
         assert_eq!(health.readiness(true, false), Readiness::Ready);
         assert_eq!(health.readiness(false, false), Readiness::StorageStopped);
         assert_eq!(health.readiness(true, true), Readiness::Full);
+        health.set_database_reachable(false);
+        assert_eq!(health.readiness(true, true), Readiness::DatabaseUnreachable);
+        assert_eq!(health.readiness(false, false), Readiness::StorageStopped);
+        health.set_database_reachable(true);
+        assert_eq!(health.readiness(true, false), Readiness::Ready);
         health.drain();
         assert_eq!(health.readiness(true, false), Readiness::Draining);
         assert_eq!(health.readiness(false, true), Readiness::Draining);

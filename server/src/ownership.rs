@@ -37,6 +37,16 @@ struct Held {
     renewed: Option<Instant>,
 }
 
+/// What a renewal of leases did.
+pub(crate) struct Renewal {
+    /// Leases renewed.
+    pub(crate) renewed: usize,
+    /// Rooms whose lease is lost: this node no longer holds them.
+    pub(crate) lost: Vec<String>,
+    /// Why the database could not be reached, if it could not.
+    pub(crate) error: Option<StorageError>,
+}
+
 /// What a room's lookup in the cluster gave.
 #[derive(Debug)]
 pub(crate) enum Whereabouts {
@@ -141,41 +151,49 @@ impl Ownership {
         Ok(rooms)
     }
 
-    /// Renews every lease held for another term; returns the rooms lost, which this node no
-    /// longer holds and must stop serving at once: those another node took, and all of them if
-    /// no renewal has reached the database for a whole term (each may have been taken since).
-    pub(crate) async fn renew(&self) -> Result<Vec<String>, StorageError> {
+    /// Renews every lease held for another term. The rooms lost are no longer held and must
+    /// stop being served at once: those another node took, and all of them if no renewal has
+    /// reached the database for a whole term (each may have been taken since).
+    pub(crate) async fn renew(&self) -> Renewal {
         let sent = Instant::now();
-        let rooms: Vec<(String, u64)> = {
-            let held = self.held();
-            held.rooms
-                .iter()
-                .map(|(room, epoch)| (room.clone(), *epoch))
-                .collect()
-        };
-        let renewed = match self.leases.renew(&self.node, &rooms, self.term).await {
+        let rooms: Vec<(String, u64)> = self
+            .held()
+            .rooms
+            .iter()
+            .map(|(room, epoch)| (room.clone(), *epoch))
+            .collect();
+        let error = match self.leases.renew(&self.node, &rooms, self.term).await {
             Ok(lost) => {
                 let mut held = self.held();
                 held.renewed = Some(sent);
                 for room in &lost {
                     held.rooms.remove(room);
                 }
-                return Ok(lost);
+                return Renewal {
+                    renewed: rooms.len() - lost.len(),
+                    lost,
+                    error: None,
+                };
             }
             Err(error) => error,
         };
         let mut held = self.held();
         let ran_out = held.renewed.is_some_and(|at| sent >= at + self.term);
-        if !ran_out {
-            return Err(renewed);
+        let lost = if ran_out {
+            tracing::error!(
+                rooms = held.rooms.len(),
+                "no lease was renewed for a whole term: every room is given up, for another node to adopt"
+            );
+            held.renewed = None;
+            held.rooms.drain().map(|(room, _)| room).collect()
+        } else {
+            Vec::new()
+        };
+        Renewal {
+            renewed: 0,
+            lost,
+            error: Some(error),
         }
-        tracing::error!(
-            error = %crate::storage::Chain(&renewed),
-            rooms = held.rooms.len(),
-            "no lease was renewed for a whole term: every room is given up, for another node to adopt"
-        );
-        held.renewed = None;
-        Ok(held.rooms.drain().map(|(room, _)| room).collect())
     }
 
     /// Forgets a room this node stopped serving (closed, or moved), releasing its lease if it is

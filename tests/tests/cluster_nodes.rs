@@ -1,5 +1,5 @@
-//! Nodes of a cluster as processes over one PostgreSQL database, losing one: killed, paused past
-//! its lease, or stopped with SIGTERM. The room goes on at another node with nothing
+//! Nodes of a cluster over one PostgreSQL database, losing one (killed, paused past its lease,
+//! stopped with SIGTERM) or losing the database. The room goes on at another node with nothing
 //! acknowledged lost, and a node that lost a room never writes into it again.
 
 use std::time::{Duration, Instant};
@@ -198,6 +198,39 @@ async fn sigterm_hands_a_nodes_rooms_over_at_once() {
     assert!(stopping.await.unwrap().success(), "a clean exit");
     assert_eq!(lease_of(&database, &id), format!("{} 2", other.base));
     assert_eq!(stored_moves(&database, &id), "h2h4,b7c7,g13g12");
+}
+
+/// A node whose database stops answering says so on `/readyz`, and once a whole lease has gone
+/// by without a renewal it gives its rooms up (1012), since another node may have taken them.
+/// With the database back, the room is adopted again and play goes on from where it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_cut_off_from_its_database_says_so_and_gives_its_rooms_up_after_a_lease() {
+    let database = TestPostgres::start();
+    let node = fourkings_tests::TestServer::node(&database, Duration::from_millis(500)).await;
+    let mut table = Table::seat_four_through(&[&node.base], &SettingsPatch::default()).await;
+    let id = table.room.id.clone();
+    table.play_opening(&OPENING[..1]).await;
+    let readiness = || async { node.get("/readyz").await.text().await.unwrap() };
+    assert_eq!(readiness().await, "ready");
+
+    database.stop();
+    let said = eventually(WAIT, || async {
+        readiness().await == "database unreachable"
+    })
+    .await;
+    assert!(said, "/readyz says why the node is not ready");
+    for player in &mut table.players {
+        let (_, code) = player.until_closed().await;
+        assert_eq!(code, Some(1012), "the room is given up after a lease");
+    }
+
+    database.resume();
+    let ready = eventually(WAIT, || async { readiness().await == "ready" }).await;
+    assert!(ready, "ready again with the database back");
+    let mut blue = rejoin(&node.base, &id, &table.tokens[1]).await;
+    let answer = blue.play_move(seat(1), &table.tokens[1], 1, "b7c7").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    assert_eq!(stored_moves(&database, &id), "h2h4,b7c7");
 }
 
 /// A metric of the server at `base`.
