@@ -269,7 +269,14 @@ impl Server {
         let cluster = ownership.map(|ownership| {
             let stop = CancellationToken::new();
             tracing::info!(node = ownership.node(), lease = ?ownership.term(), "a node of a cluster");
-            tokio::spawn(cluster::upkeep(
+            tokio::spawn(cluster::renew_leases(
+                directory.clone(),
+                ownership.clone(),
+                metrics.clone(),
+                health.clone(),
+                stop.clone(),
+            ));
+            tokio::spawn(cluster::adopt_unserved(
                 directory.clone(),
                 ownership.clone(),
                 metrics.clone(),

@@ -166,11 +166,22 @@ impl Ownership {
             Ok(lost) => {
                 let mut held = self.held();
                 held.renewed = Some(sent);
-                for room in &lost {
-                    held.rooms.remove(room);
-                }
+                let renewed = rooms.len() - lost.len();
+                // Only under the epoch renewed: a room given up and taken again meanwhile (a
+                // new epoch) is not lost.
+                let lost = lost
+                    .into_iter()
+                    .filter(|room| {
+                        let sent_epoch = rooms.iter().find(|(r, _)| r == room).map(|(_, e)| *e);
+                        let still = held.rooms.get(room).copied() == sent_epoch;
+                        if still {
+                            held.rooms.remove(room);
+                        }
+                        still
+                    })
+                    .collect();
                 return Renewal {
-                    renewed: rooms.len() - lost.len(),
+                    renewed,
                     lost,
                     error: None,
                 };

@@ -88,6 +88,15 @@ async fn a_lease_is_one_nodes_until_its_term_runs_out_and_each_claim_starts_a_ne
     // Released, it can be claimed at once; a node restarted under its URL claims its own.
     leases.release(NODE_B, &[(ROOM.into(), 2)]).await.unwrap();
     assert_eq!(leases.holder(ROOM).await.unwrap(), None);
+    assert_eq!(
+        leases
+            .renew(NODE_B, &[(ROOM.into(), 2)], LONG)
+            .await
+            .unwrap(),
+        vec![ROOM.to_owned()],
+        "a renewal sent before the release does not bring the lease back"
+    );
+    assert_eq!(leases.holder(ROOM).await.unwrap(), None);
     assert_eq!(taken(leases.claim(ROOM, NODE_A, LONG).await.unwrap()), 3);
     assert_eq!(taken(leases.claim(ROOM, NODE_A, LONG).await.unwrap()), 4);
 }

@@ -158,8 +158,11 @@ impl Leases {
     }
 
     /// Renews `node`'s leases `held` (each room with its epoch) for another `term`; returns
-    /// the rooms whose lease is no longer `node`'s under that epoch (another node took it), which
-    /// `node` must stop serving at once.
+    /// the rooms whose lease is no longer `node`'s under that epoch (another node took it) or
+    /// was released (its end set to its last renewal: a renewal sent before the release must
+    /// not bring it back), which `node` must stop serving at once. A lease that ran out and that
+    /// no node took yet is renewed: whichever of the renewal and another node's claim comes
+    /// second finds the lease as the first left it.
     pub async fn renew(
         &self,
         node: &str,
@@ -176,7 +179,7 @@ impl Leases {
                          renewed_at = now()
                      FROM unnest($1::TEXT[], $2::BIGINT[]) AS held(room, epoch)
                      WHERE leases.room = held.room AND leases.epoch = held.epoch
-                         AND leases.node = $3
+                         AND leases.node = $3 AND leases.expires_at > leases.renewed_at
                      RETURNING leases.room",
                     &[&rooms, &epochs, &node, &millis(term)],
                 )

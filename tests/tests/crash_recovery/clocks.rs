@@ -23,6 +23,11 @@ pub(crate) struct Moments {
     pub(crate) killed: Instant,
     /// Before the new process was started.
     pub(crate) respawned: Instant,
+    /// How long before the marker the server's notion of when it stopped may be: none for a
+    /// server restarted (its last record or stamp of life is the marker's or later), up to a
+    /// lease's renewal interval for a node of a cluster (time stands still from its last
+    /// renewal).
+    pub(crate) stopped_before_marker: Duration,
 }
 
 fn ms(d: Duration) -> i128 {
@@ -69,7 +74,9 @@ impl ClockCheck {
         // capture to the end; after the restart, at most the time from starting the process to the
         // arrival of the new snapshot. The downtime in between does not count.
         let (asked, arrived) = before.at;
-        let low_loss = ms(moments.marker.saturating_duration_since(arrived));
+        // Negative when the server's notion of its end may come before the capture.
+        let low_loss = ms(moments.marker.saturating_duration_since(arrived))
+            - ms(moments.stopped_before_marker);
         let high_loss = ms(moments.killed.saturating_duration_since(asked))
             + ms(seen_at.1.saturating_duration_since(moments.respawned));
         let mut duo_check = None;

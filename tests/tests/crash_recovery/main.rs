@@ -86,6 +86,17 @@ async fn on_postgres_every_room_comes_back_after_a_kill_and_play_goes_on() {
         .unwrap_or_else(|e| panic!("{e:#}"));
 }
 
+/// The same 50 rooms and kill on a node of a cluster: another node, started after the downtime,
+/// adopts every room from the database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_cluster_every_room_comes_back_at_another_node_after_a_kill() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    tokio::time::timeout(TEST_BUDGET, run::run(Stop::Kill, Backend::Cluster))
+        .await
+        .expect("the test finishes within its budget")
+        .unwrap_or_else(|e| panic!("{e:#}"));
+}
+
 /// The same 50 rooms through a graceful restart. Every connection receives what it was owed and
 /// then the close for a restart, the process exits cleanly, and every room comes back as after a
 /// kill: nothing lost, and every client carries on from its version.
@@ -103,6 +114,17 @@ async fn every_room_comes_back_after_sigterm_and_play_goes_on() {
 async fn on_postgres_every_room_comes_back_after_sigterm_and_play_goes_on() {
     let _turn = ONE_AT_A_TIME.lock().await;
     tokio::time::timeout(TEST_BUDGET, run::run(Stop::Term, Backend::Postgres))
+        .await
+        .expect("the test finishes within its budget")
+        .unwrap_or_else(|e| panic!("{e:#}"));
+}
+
+/// The same graceful stop on a node of a cluster: it releases its leases, and another node
+/// adopts every room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_cluster_every_room_comes_back_at_another_node_after_sigterm() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    tokio::time::timeout(TEST_BUDGET, run::run(Stop::Term, Backend::Cluster))
         .await
         .expect("the test finishes within its budget")
         .unwrap_or_else(|e| panic!("{e:#}"));

@@ -1,5 +1,6 @@
 //! One run of the 50 rooms: set up, captured, the process stopped (SIGKILL or SIGTERM), left
-//! down, started again on the same file, and every room recovered.
+//! down, started again on the same file, and every room recovered. On a cluster, the rooms are
+//! served by a node, and after the downtime another node (at another address) adopts them all.
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +23,12 @@ use crate::specs::{Spec, Stage, Twist, specs};
 const TIME_UNIT_MS: &str = "150";
 /// How long the server stays dead: time that must not count against any clock.
 const DOWNTIME: Duration = Duration::from_secs(2);
+/// The nodes' lease on a cluster, well inside the downtime: the node started after it finds
+/// every lease run out.
+const LEASE_SECONDS: &str = "0.6";
+/// How long before its end a node may last have renewed its leases (a third of the lease): the
+/// moment its rooms' time stands still from, which can come before the marker.
+const LAST_RENEWAL: Duration = Duration::from_millis(200);
 
 /// Runs `set_up`, `capture` or `recover` for many rooms at once.
 async fn for_all<F, Fut>(rooms: Vec<Room>, run: F) -> Result<Vec<Room>>
@@ -91,12 +98,14 @@ pub(crate) enum Backend {
     File,
     /// A PostgreSQL server of the test's own.
     Postgres,
+    /// A node of a cluster over a PostgreSQL server of the test's own; another node takes over.
+    Cluster,
 }
 
 pub(crate) async fn run(stop: Stop, backend: Backend) -> Result<()> {
     let dir = temp_dir("crash");
     // Kept until the end: the folder of the file, or the database server.
-    let postgres = (backend == Backend::Postgres).then(TestPostgres::start);
+    let postgres = (backend != Backend::File).then(TestPostgres::start);
     let database = match &postgres {
         Some(postgres) => postgres.url(),
         None => {
@@ -130,7 +139,11 @@ pub(crate) async fn run(stop: Stop, backend: Backend) -> Result<()> {
         "--cpu-strategy",
         "random",
     ];
-    let env = [("FOURKINGS_DATABASE", database.as_str())];
+    let mut env = vec![("FOURKINGS_DATABASE", database.as_str())];
+    if backend == Backend::Cluster {
+        env.push(("FOURKINGS_NODE_URL", "http://127.0.0.1:0"));
+        env.push(("FOURKINGS_LEASE_SECONDS", LEASE_SECONDS));
+    }
     let began = Instant::now();
     let mut server = ServerProcess::spawn(fourkings_binary!(), &args, &env);
     let base = Base::of(&server);
@@ -236,6 +249,11 @@ pub(crate) async fn run(stop: Stop, backend: Backend) -> Result<()> {
         marker: marked,
         killed,
         respawned,
+        stopped_before_marker: if backend == Backend::Cluster {
+            LAST_RENEWAL
+        } else {
+            Duration::ZERO
+        },
     };
     let recovered = {
         let base = base.clone();
