@@ -511,6 +511,11 @@ impl Client {
             .await;
     }
 
+    /// Sends a request and says whether it could be sent (the server may have closed first).
+    pub async fn try_send(&mut self, request: &ClientRequest) -> anyhow::Result<()> {
+        self.try_send_text(&serde_json::to_string(request)?).await
+    }
+
     /// Sends raw text.
     pub async fn send_text(&mut self, text: &str) {
         self.socket

@@ -15,6 +15,7 @@
 //! scheduled, not sent, so that a server that falls behind is not excused by the load generator
 //! waiting for it (coordinated omission).
 
+mod cluster;
 mod compare;
 mod memory;
 mod scenario;
@@ -57,6 +58,9 @@ enum Command {
     /// Starts the game server and the baseline in turns, runs every scenario against both, and
     /// prints the table.
     Compare(compare::Args),
+    /// Starts a PostgreSQL server and the nodes of a cluster over it; plays, kills a node,
+    /// restarts every node in turn, and prints the tables.
+    Cluster(cluster::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -77,6 +81,12 @@ fn main() -> anyhow::Result<()> {
                 memory::measure(&url, pid, rooms).await?.print("memory");
             }
             Command::Compare(args) => compare::run(&args).await?,
+            Command::Cluster(args) => {
+                // The rooms' tasks share state without locks, on this one thread.
+                tokio::task::LocalSet::new()
+                    .run_until(cluster::run(&args))
+                    .await?;
+            }
         }
         Ok(())
     })
