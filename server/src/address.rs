@@ -122,7 +122,9 @@ impl AddressLimits {
         address
     }
 
-    fn is_trusted(&self, address: IpAddr) -> bool {
+    /// Whether `address` is a trusted proxy (`--trusted-proxy`): on a cluster, the other nodes
+    /// are listed there too.
+    pub(crate) fn is_trusted(&self, address: IpAddr) -> bool {
         let address = match address {
             IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(address, IpAddr::V4),
             v4 => v4,

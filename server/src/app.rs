@@ -56,6 +56,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/rooms/{id}/game", get(current_game))
         .route("/api/rooms/{id}/game/history", get(current_game_history))
         .route("/api/schema.json", get(schema))
+        .route("/cluster/rooms/{id}/handover", post(hand_over))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics_text))
@@ -322,7 +323,19 @@ async fn websocket(
     if state.health.draining() {
         return shutting_down();
     }
-    let room = match find(&state, &id, &parts.headers).await {
+    let mut place = find(&state, &id, &parts.headers).await;
+    if let Ok(Place::Node(node)) = &place {
+        // Nobody may be connected to the room where it is (a room just created there, or left
+        // by all): then it moves here, and this connection and those that follow it here (a
+        // balancer that routes by room) skip the hop.
+        if state.forwarder.ask_hand_over(node, &id).await {
+            place = find(&state, &id, &parts.headers).await;
+            if matches!(place, Ok(Place::Here(_))) {
+                state.metrics.cluster.rooms_pulled.inc();
+            }
+        }
+    }
+    let room = match place {
         Ok(Place::Here(room)) => room,
         Ok(Place::Node(node)) => {
             let request = Request::from_parts(parts, body);
@@ -372,6 +385,43 @@ async fn websocket(
                 drop(slot);
             })
         })
+}
+
+/// `POST /cluster/rooms/<id>/handover`, from another node of the cluster that a client of the
+/// room reached: `204` once the room, which nobody was connected to here, stored everything and
+/// its lease is released (that node adopts it); `409` if it stays here (someone is connected, or
+/// this node is stopping); `404` if it is not served here. Only the addresses trusted as
+/// proxies, where the nodes are listed, may ask.
+async fn hand_over(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+) -> Response {
+    if !state.directory.is_clustered() {
+        return not_found();
+    }
+    if !state.limits.is_trusted(peer.ip()) {
+        return (
+            StatusCode::FORBIDDEN,
+            "only another node may ask for a room",
+        )
+            .into_response();
+    }
+    if state.health.draining() {
+        return (StatusCode::CONFLICT, "this node is stopping").into_response();
+    }
+    if state.directory.get(&id).is_none() {
+        return (StatusCode::NOT_FOUND, "the room is not served here").into_response();
+    }
+    if state.directory.hand_over(&id).await {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        (
+            StatusCode::CONFLICT,
+            "the room stays: someone is connected to it",
+        )
+            .into_response()
+    }
 }
 
 /// The answer to a request to `/ws/<id>` that is not a WebSocket upgrade.

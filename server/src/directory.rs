@@ -112,6 +112,11 @@ impl Directory {
         }
     }
 
+    /// Whether this server is a node of a cluster.
+    pub(crate) fn is_clustered(&self) -> bool {
+        self.cluster.is_some()
+    }
+
     /// How many rooms it holds.
     pub(crate) fn len(&self) -> usize {
         self.rooms.read().unwrap_or_else(|e| e.into_inner()).len()
@@ -190,6 +195,20 @@ impl Directory {
                 Found::Missing
             }
         }
+    }
+
+    /// Hands the room `id` over to another node that asks for it, if nobody is connected to it
+    /// here: it stores everything and ends, and its lease is released. Whether it was.
+    pub(crate) async fn hand_over(&self, id: &str) -> bool {
+        let Some(room) = self.get(id) else {
+            return false;
+        };
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        if !room.send(Command::HandOver { reply }).await || answer.await != Ok(true) {
+            return false;
+        }
+        self.ended(id).await;
+        true
     }
 
     /// Tells the room `id` that this node lost its lease: it closes its connections (1012) and

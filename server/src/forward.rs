@@ -77,8 +77,29 @@ impl Forwarder {
             .and_then(|uri| uri.authority().cloned())
             .ok_or_else(|| ForwardError::BadNode(node.to_owned()))?;
         let request = outgoing(request, peer);
+        let mut answer = self
+            .send(authority.as_str(), request)
+            .await
+            .map_err(unreachable)?;
+        if answer.status() == StatusCode::SWITCHING_PROTOCOLS {
+            if let Some(client) = upgrade {
+                let node_side = hyper::upgrade::on(&mut answer);
+                self.relay(client, node_side);
+            }
+        }
+        Ok(answer.map(Body::new).into_response())
+    }
+
+    /// Sends `request` to the node at `authority` (`host:port`) on a connection of its own, and
+    /// gives back the answer's head (its body follows, and an upgrade, if the node agrees to one).
+    async fn send(
+        &self,
+        authority: &str,
+        request: Request,
+    ) -> Result<hyper::Response<hyper::body::Incoming>, Box<dyn std::error::Error + Send + Sync>>
+    {
         let answered = tokio::time::timeout(self.timeout, async {
-            let stream = tokio::net::TcpStream::connect(authority.as_str()).await?;
+            let stream = tokio::net::TcpStream::connect(authority).await?;
             stream.set_nodelay(true)?;
             let (mut sender, connection) =
                 hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
@@ -87,21 +108,38 @@ impl Forwarder {
                     tracing::trace!(%error, "a forwarded connection ended with an error");
                 }
             });
-            let answer = sender.send_request(request).await?;
-            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(answer)
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(sender.send_request(request).await?)
         })
         .await;
-        let mut answer = match answered {
-            Ok(answer) => answer.map_err(unreachable)?,
-            Err(elapsed) => return Err(unreachable(elapsed.into())),
+        answered?
+    }
+
+    /// Asks `node` to hand room `room` over to this node (it does when nobody is connected to
+    /// it there: `POST /cluster/rooms/<id>/handover`); whether it did.
+    pub(crate) async fn ask_hand_over(&self, node: &str, room: &str) -> bool {
+        let Some(authority) = node
+            .parse::<Uri>()
+            .ok()
+            .and_then(|u| u.authority().cloned())
+        else {
+            return false;
         };
-        if answer.status() == StatusCode::SWITCHING_PROTOCOLS {
-            if let Some(client) = upgrade {
-                let node_side = hyper::upgrade::on(&mut answer);
-                self.relay(client, node_side);
+        let Ok(request) = Request::builder()
+            .method("POST")
+            .uri(format!("/cluster/rooms/{room}/handover"))
+            .header("host", authority.as_str())
+            .header(FORWARDED, "1")
+            .body(Body::empty())
+        else {
+            return false;
+        };
+        match self.send(authority.as_str(), request).await {
+            Ok(answer) => answer.status() == StatusCode::NO_CONTENT,
+            Err(error) => {
+                tracing::debug!(%error, node, "asking a node to hand a room over");
+                false
             }
         }
-        Ok(answer.map(Body::new).into_response())
     }
 
     /// Copies bytes both ways between the client's upgraded connection and the node's, until

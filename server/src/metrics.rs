@@ -75,6 +75,9 @@ pub(crate) struct ClusterMetrics {
     pub(crate) forwarded_requests: Counter,
     /// WebSockets to rooms of other nodes, relayed to them.
     pub(crate) forwarded_connections: Counter,
+    /// Rooms another node handed over to this one, for a client that reached it (nobody was
+    /// connected to them there).
+    pub(crate) rooms_pulled: Counter,
 }
 
 impl ClusterMetrics {
@@ -116,6 +119,13 @@ impl ClusterMetrics {
                 r,
                 "cluster_forwarded_connections",
                 "WebSockets to rooms that another node serves, relayed to it",
+                Counter::default(),
+            ),
+            rooms_pulled: registered(
+                r,
+                "cluster_rooms_pulled",
+                "Rooms another node handed over to this one for a client that reached it \
+                 (nobody was connected to them there)",
                 Counter::default(),
             ),
         }

@@ -265,7 +265,7 @@ impl TestServer {
     }
 
     /// A node of a cluster over `database`, whose leases last `lease`, listening on a free port
-    /// of 127.0.0.1 (its node URL names that port).
+    /// of 127.0.0.1 (its node URL names that port), trusting 127.0.0.1 (the other nodes).
     pub async fn node(database: &postgres::TestPostgres, lease: Duration) -> TestServer {
         let url = database.url();
         TestServer::with(|config| {
@@ -273,6 +273,8 @@ impl TestServer {
             config.database = fourkings_server::Database::Postgres(url);
             config.node_url = Some("http://127.0.0.1:0".into());
             config.lease_seconds = lease.as_secs_f64();
+            // The other nodes are on this machine: trusted, as an operator lists their network.
+            config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
         })
         .await
     }

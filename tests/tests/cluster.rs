@@ -414,3 +414,78 @@ async fn a_room_is_played_through_all_three_nodes() {
         "no node serves a room that does not exist"
     );
 }
+
+/// A room nobody is connected to moves to the node that its first connection reaches (its
+/// creator hands it over), so that a balancer routing by room sends every connection straight
+/// to it; a connection reaching another node while someone is connected is relayed instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_moves_to_the_node_its_first_connection_reaches_and_later_ones_are_relayed() {
+    use fourkings_protocol::SettingsPatch;
+    use fourkings_tests::{Client, TestServer, seat};
+
+    let database = TestPostgres::start();
+    let mut nodes = Vec::new();
+    for _ in 0..3 {
+        nodes.push(TestServer::node(&database, LONG).await);
+    }
+    let room = nodes[0].create_room(&SettingsPatch::default()).await;
+    let lease = || {
+        database.sql(&format!(
+            "SELECT node || ' ' || epoch FROM leases WHERE room = '{}'",
+            room.id
+        ))
+    };
+    assert_eq!(lease(), format!("{} 1", nodes[0].base));
+
+    // Only a node may ask for a room: an address not trusted as one is refused.
+    let stranger = TestServer::http_from("127.0.0.2".parse().unwrap())
+        .post(format!("{}/cluster/rooms/{}/handover", nodes[0].base, room.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stranger.status(), 403);
+    let (mut first, _) = Client::join(&nodes[1].base, &room.id).await.unwrap();
+    assert_eq!(
+        lease(),
+        format!("{} 2", nodes[1].base),
+        "the room moved to the first connection's node"
+    );
+    assert_eq!(
+        nodes[1]
+            .metric("fourkings_cluster_rooms_pulled_total")
+            .await,
+        1.0
+    );
+    assert_eq!(
+        nodes[1]
+            .metric("fourkings_cluster_forwarded_connections_total")
+            .await,
+        0.0
+    );
+    let token = first.take_seat(seat(0), "first").await;
+    assert!(!token.is_empty());
+
+    let (mut second, snapshot) = Client::join(&nodes[2].base, &room.id).await.unwrap();
+    assert_eq!(
+        snapshot.seats[0].name.as_deref(),
+        Some("first"),
+        "the room as it stands"
+    );
+    assert_eq!(
+        lease(),
+        format!("{} 2", nodes[1].base),
+        "someone is connected: it stays"
+    );
+    assert_eq!(
+        nodes[2]
+            .metric("fourkings_cluster_forwarded_connections_total")
+            .await,
+        1.0
+    );
+    second.take_seat(seat(1), "second").await;
+    let gone = eventually(WAIT, || async {
+        nodes[0].metric("fourkings_cluster_rooms_owned").await == 0.0
+    })
+    .await;
+    assert!(gone, "its creator no longer holds it");
+}

@@ -27,6 +27,7 @@ fn node(database: &TestPostgres, lease: Duration) -> ServerProcess {
             ("FOURKINGS_NODE_URL", "http://127.0.0.1:0"),
             ("FOURKINGS_LEASE_SECONDS", &lease.as_secs_f64().to_string()),
             ("FOURKINGS_CPU_STRATEGY", "random"),
+            ("FOURKINGS_TRUSTED_PROXIES", "127.0.0.1"),
         ],
     )
 }

@@ -82,6 +82,13 @@ pub(crate) enum Command {
     /// This node lost the room's lease (another node took it, or the lease could not be
     /// renewed): the room stops at once and tells its connections to reconnect.
     LeaseLost,
+    /// Another node of the cluster asks for the room, to serve a client that reached it: if
+    /// nobody is connected here, the room stores everything and ends (answering `true`), and
+    /// that node adopts it; otherwise it stays (`false`).
+    HandOver {
+        /// Where the answer goes.
+        reply: oneshot::Sender<bool>,
+    },
 }
 
 /// A cheap, cloneable handle on a room's task.

@@ -78,7 +78,7 @@ enum Ended {
     Closed,
     /// Storage gave up the room's latest writes: it is rebuilt from what is stored.
     Lost,
-    /// Another node holds the room's lease now: this node no longer serves it.
+    /// Another node holds the room's lease now, or is given it: this node no longer serves it.
     Moved,
 }
 
@@ -112,6 +112,15 @@ impl Room {
                     Some(Command::LeaseLost) => {
                         self.moved_away();
                         return Ended::Moved;
+                    }
+                    Some(Command::HandOver { reply }) => {
+                        if self.delivery.is_empty() && !self.lifecycle.is_closing() {
+                            self.shut_down().await;
+                            tracing::info!("handed over to another node");
+                            let _ = reply.send(true);
+                            return Ended::Moved;
+                        }
+                        let _ = reply.send(false);
                     }
                     Some(command) => covered = self.handle(command),
                     None => break,
@@ -211,7 +220,7 @@ impl Room {
                 }
             }
             // Taken by the task's loop, which ends the run.
-            Command::LeaseLost => {}
+            Command::LeaseLost | Command::HandOver { .. } => {}
         }
         None
     }

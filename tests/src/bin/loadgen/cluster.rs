@@ -419,6 +419,7 @@ impl Launch {
                 ("FOURKINGS_CPU_STRATEGY", "random"),
                 ("FOURKINGS_RATE_PER_SECOND", "0"),
                 ("FOURKINGS_LOG", "warn"),
+                ("FOURKINGS_TRUSTED_PROXIES", "127.0.0.1"),
             ],
         )
     }
