@@ -439,7 +439,10 @@ async fn a_room_moves_to_the_node_its_first_connection_reaches_and_later_ones_ar
 
     // Only a node may ask for a room: an address not trusted as one is refused.
     let stranger = TestServer::http_from("127.0.0.2".parse().unwrap())
-        .post(format!("{}/cluster/rooms/{}/handover", nodes[0].base, room.id))
+        .post(format!(
+            "{}/cluster/rooms/{}/handover",
+            nodes[0].base, room.id
+        ))
         .send()
         .await
         .unwrap();

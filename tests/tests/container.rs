@@ -4,7 +4,9 @@
 //! lists), the port, the health check's command and path, the data path and the volume. It then
 //! runs the image's own command line (entry point, command and environment, with compose's
 //! environment on top) on this machine, with the data directory moved into a temporary one and the
-//! port made free, and runs the health check's command against it.
+//! port made free, and runs the health check's command against it. `docker/compose.cluster.yml`
+//! is checked likewise: its nodes, their settings, and the nginx configuration that routes to
+//! them (which `tests/tests/cluster_balancer.rs` runs for real).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -422,4 +424,114 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
                 .unwrap_or_else(|e| panic!("a JSON log line: {line}: {e}"));
         }
     }
+}
+
+/// A mapping with its YAML merge keys (`<<: *anchor`) applied, as compose applies them: the
+/// mapping's own keys win.
+fn merged(yaml: &Yaml) -> yaml_rust2::yaml::Hash {
+    let mut out = yaml_rust2::yaml::Hash::new();
+    let Some(hash) = yaml.as_hash() else {
+        return out;
+    };
+    if let Some(base) = hash.get(&Yaml::String("<<".into())) {
+        out.extend(merged(base));
+    }
+    for (key, value) in hash {
+        if key.as_str() != Some("<<") {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+    out
+}
+
+/// `docker/compose.cluster.yml`: three nodes of the image over the PostgreSQL service, each
+/// naming itself by its service and port, with settings `serve` has and a stop grace period
+/// longer than its drain and shutdown; nginx mounting `docker/nginx-cluster.conf`, which routes
+/// to exactly those nodes. (The containers themselves are not run here.)
+#[test]
+fn the_cluster_compose_file_names_nodes_nginx_routes_to_and_settings_serve_has() {
+    let settings = env_vars_of("serve");
+    let text = std::fs::read_to_string(root().join("docker/compose.cluster.yml")).unwrap();
+    let compose = &YamlLoader::load_from_str(&text).expect("valid YAML")[0];
+    let services = compose["services"].as_hash().expect("services");
+    let nginx_conf = std::fs::read_to_string(root().join("docker/nginx-cluster.conf")).unwrap();
+    let postgres = merged(&compose["services"]["postgres"]);
+    let postgres_env = merged(&postgres[&Yaml::String("environment".into())]);
+    let pg = |key: &str| string(&postgres_env[&Yaml::String(key.into())]);
+    let database = format!(
+        "postgres://{}:{}@postgres:5432/{}",
+        pg("POSTGRES_USER"),
+        pg("POSTGRES_PASSWORD"),
+        pg("POSTGRES_DB")
+    );
+    let mut nodes = 0;
+    for (name, service) in services {
+        let name = string(name);
+        let service = merged(service);
+        let Some(environment) = service.get(&Yaml::String("environment".into())) else {
+            continue;
+        };
+        let environment = merged(environment);
+        let env = |key: &str| environment.get(&Yaml::String(key.into())).map(string);
+        let Some(node_url) = env("FOURKINGS_NODE_URL") else {
+            continue;
+        };
+        nodes += 1;
+        for key in environment.keys() {
+            let key = string(key);
+            assert!(
+                settings.contains(&key),
+                "{name}'s {key} is a setting of serve"
+            );
+        }
+        assert_eq!(
+            node_url,
+            format!("http://{name}:8080"),
+            "{name} names itself"
+        );
+        assert_eq!(
+            env("FOURKINGS_DATABASE").as_deref(),
+            Some(database.as_str())
+        );
+        assert!(
+            nginx_conf.contains(&format!("server {name}:8080")),
+            "nginx routes to {name}"
+        );
+        let build = merged(&service[&Yaml::String("build".into())]);
+        let dockerfile = root()
+            .join("docker")
+            .join(string(&build[&Yaml::String("context".into())]))
+            .join(string(&build[&Yaml::String("dockerfile".into())]));
+        assert_eq!(
+            dockerfile.canonicalize().ok(),
+            root().join("docker/Dockerfile").canonicalize().ok(),
+            "{name} is the image"
+        );
+        let seconds_of = |key: &str| env(key).map_or(0.0, |v| v.parse().expect("seconds"));
+        let grace = seconds(&string(&service[&Yaml::String("stop_grace_period".into())]));
+        assert!(
+            grace
+                > seconds_of("FOURKINGS_SHUTDOWN_SECONDS") + seconds_of("FOURKINGS_DRAIN_SECONDS"),
+            "{name} is given time to hand its rooms over"
+        );
+    }
+    assert_eq!(nodes, 3, "three nodes");
+    assert_eq!(
+        nginx_conf.matches("    server node").count(),
+        nodes,
+        "nginx routes to the nodes and nothing else"
+    );
+    let nginx = merged(&compose["services"]["nginx"]);
+    let mounts = nginx[&Yaml::String("volumes".into())]
+        .as_vec()
+        .expect("nginx's volumes")
+        .iter()
+        .map(string)
+        .collect::<Vec<_>>();
+    assert!(
+        mounts
+            .iter()
+            .any(|m| m.starts_with("./nginx-cluster.conf:/etc/nginx/conf.d/")),
+        "nginx runs docker/nginx-cluster.conf: {mounts:?}"
+    );
 }

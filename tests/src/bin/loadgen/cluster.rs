@@ -57,6 +57,10 @@ pub(crate) struct Args {
     /// Seed of the move choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Every person connects to the room's own node (no connection forwarded): the baseline
+    /// for the forwarding's cost.
+    #[arg(long)]
+    all_direct: bool,
     /// The run fails if a room pauses longer than this during the rolling restart (seconds
     /// beyond the rate's interval).
     #[arg(long, default_value_t = 1.0)]
@@ -164,16 +168,21 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
     for home in 0..args.nodes {
         for i in 0..args.rooms_per_node {
             let seed = args.seed ^ ((home * 10_000 + i) as u64);
-            rooms.push(set_up(&nodes, home, seed).await?);
+            rooms.push(set_up(&nodes, home, seed, args.all_direct).await?);
         }
     }
     println!(
-        "{} nodes, {} rooms ({} a node), {} moves/s a room, lease {} s",
+        "{} nodes, {} rooms ({} a node), {} moves/s a room, lease {} s, {}",
         args.nodes,
         rooms.len(),
         args.rooms_per_node,
         args.rate,
-        args.lease
+        args.lease,
+        if args.all_direct {
+            "every connection to the room's node"
+        } else {
+            "half the connections through other nodes"
+        }
     );
 
     // Steady play: every room at the rate, timed.
@@ -426,8 +435,13 @@ impl Launch {
 }
 
 /// Creates a room on node `home` and seats four people: seats 0 and 3 through `home`, seats 1
-/// and 2 through the next nodes; the game is started.
-async fn set_up(nodes: &Shared<Nodes>, home: usize, seed: u64) -> anyhow::Result<Room> {
+/// and 2 through the next nodes (through `home` too, `all_direct`); the game is started.
+async fn set_up(
+    nodes: &Shared<Nodes>,
+    home: usize,
+    seed: u64,
+    all_direct: bool,
+) -> anyhow::Result<Room> {
     let (bases, count) = {
         let nodes = nodes.borrow();
         (nodes.bases.clone(), nodes.bases.len())
@@ -447,6 +461,7 @@ async fn set_up(nodes: &Shared<Nodes>, home: usize, seed: u64) -> anyhow::Result
     for seat in SeatIndex::ALL {
         let via = match seat.index() {
             0 | 3 => home,
+            _ if all_direct => home,
             i => (home + i) % count,
         };
         let (mut client, _) = Client::join(&bases[via], &room.id).await?;
