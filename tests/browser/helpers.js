@@ -17,6 +17,7 @@ export const SHOTS = join(here, "screenshots");
 export const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 // run.sh builds it once for every file (each test file runs in its own process).
 const BINARY = process.env.FOURKINGS_BINARY || join(ROOT, "target", "debug", "fourkings");
+const CLUSTER = process.env.FOURKINGS_TEST_CLUSTER || join(ROOT, "target", "debug", "test-cluster");
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 /**
@@ -100,6 +101,47 @@ export async function startServer(extraArgs = []) {
       await terminate();
       await launch(new URL(url).host);
     },
+  };
+}
+
+/**
+ * Starts a PostgreSQL server and `nodes` nodes of a cluster over it (tests/src/bin/test_cluster.rs,
+ * with the tests' defaults); resolves `{urls, stop}`, one URL a node.
+ */
+export async function startCluster(nodes = 3) {
+  if (!existsSync(CLUSTER)) {
+    throw new Error(`no cluster starter at ${CLUSTER}: run the browser tests with tests/browser/run.sh, which builds it`);
+  }
+  const serve = ["--grace-seconds", "1.5", "--rate-per-second", "1000", "--rate-burst", "2000", "--room-creations-per-minute", "0", "--max-connections-per-address", "0"];
+  const child = spawn(CLUSTER, ["--server", BINARY, "--nodes", String(nodes), "--", ...serve], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    if (stderr.length > 20000) stderr = stderr.slice(-10000);
+  });
+  const urls = await new Promise((resolve, reject) => {
+    const found = [];
+    const timer = setTimeout(() => reject(new Error(`the cluster did not start:\n${stderr}`)), 60000);
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const m = /^node (http:\/\/\S+)/.exec(line);
+      if (m) found.push(m[1]);
+      if (line === "ready") {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`the cluster exited (${code}):\n${stderr}`)));
+  });
+  return {
+    urls,
+    // Closing its input stops the nodes and PostgreSQL.
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.on("exit", resolve);
+        child.stdin.end();
+        setTimeout(() => child.kill("SIGKILL"), 20000).unref();
+      }),
   };
 }
 

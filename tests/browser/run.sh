@@ -18,9 +18,11 @@ if [ ! -d node_modules ]; then
   npm ci --no-audit --no-fund
 fi
 export CHROMIUM
-(cd ../.. && cargo build --locked --quiet -p fourkings-server --bin fourkings)
+(cd ../.. && cargo build --locked --quiet -p fourkings-server --bin fourkings \
+  && cargo build --locked --quiet -p fourkings-tests --bin test-cluster)
 target="${CARGO_TARGET_DIR:-$PWD/../../target}"
 export FOURKINGS_BINARY="$target/debug/fourkings"
+export FOURKINGS_TEST_CLUSTER="$target/debug/test-cluster"
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$node_major" -lt 20 ]; then
   echo "error: the browser tests need Node.js 20 or newer (found $(node --version))." >&2
