@@ -267,6 +267,15 @@ impl TestServer {
     /// A node of a cluster over `database`, whose leases last `lease`, listening on a free port
     /// of 127.0.0.1 (its node URL names that port), trusting 127.0.0.1 (the other nodes).
     pub async fn node(database: &postgres::TestPostgres, lease: Duration) -> TestServer {
+        TestServer::node_with(database, lease, |_| {}).await
+    }
+
+    /// Like [`TestServer::node`], after `adjust` changed the configuration.
+    pub async fn node_with(
+        database: &postgres::TestPostgres,
+        lease: Duration,
+        adjust: impl FnOnce(&mut Config),
+    ) -> TestServer {
         let url = database.url();
         TestServer::with(|config| {
             config.in_memory = false;
@@ -275,6 +284,7 @@ impl TestServer {
             config.lease_seconds = lease.as_secs_f64();
             // The other nodes are on this machine: trusted, as an operator lists their network.
             config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+            adjust(config);
         })
         .await
     }

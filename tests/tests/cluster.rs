@@ -492,3 +492,51 @@ async fn a_room_moves_to_the_node_its_first_connection_reaches_and_later_ones_ar
     .await;
     assert!(gone, "its creator no longer holds it");
 }
+
+/// A WebSocket relayed by another node counts against its client's own address on the room's
+/// node (the relaying node appends it to `X-Forwarded-For`, and the nodes trust each other): with
+/// one connection an address, a second from the same client is refused through the relay, and
+/// another client's is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relayed_websocket_counts_against_its_clients_address_on_the_rooms_node() {
+    use fourkings_protocol::SettingsPatch;
+    use fourkings_tests::TestServer;
+    use tokio_tungstenite::tungstenite;
+
+    let database = TestPostgres::start();
+    let owner = TestServer::node_with(&database, LONG, |config| {
+        config.max_connections_per_address = 1;
+    })
+    .await;
+    let relay = TestServer::node(&database, LONG).await;
+    let room = owner.create_room(&SettingsPatch::default()).await;
+    // Someone on the room's own node: the room stays there.
+    let _here = owner
+        .connect_from(&room.id, "127.0.0.4".parse().unwrap())
+        .await
+        .unwrap();
+    let _first = relay
+        .connect_from(&room.id, "127.0.0.2".parse().unwrap())
+        .await
+        .expect("a first connection from 127.0.0.2");
+    match relay
+        .connect_from(&room.id, "127.0.0.2".parse().unwrap())
+        .await
+    {
+        Err(error) => match error.downcast_ref::<tungstenite::Error>() {
+            Some(tungstenite::Error::Http(response)) => assert_eq!(response.status(), 429),
+            other => panic!("refused with 429, not {other:?}"),
+        },
+        Ok(_) => panic!("a second connection from 127.0.0.2 is refused"),
+    }
+    relay
+        .connect_from(&room.id, "127.0.0.3".parse().unwrap())
+        .await
+        .expect("another address is not held to 127.0.0.2's count");
+    assert_eq!(
+        relay
+            .metric("fourkings_cluster_forwarded_connections_total")
+            .await,
+        3.0
+    );
+}
