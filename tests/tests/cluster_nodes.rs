@@ -202,6 +202,36 @@ async fn sigterm_hands_a_nodes_rooms_over_at_once() {
     assert_eq!(stored_moves(&database, &id), "h2h4,b7c7,g13g12");
 }
 
+/// A node stopped with SIGTERM closes the WebSockets it relays to another node's rooms with 1012
+/// (after the frame under way), as the room's own node would, and those people reconnect; the
+/// room, on the node that stays, goes on for everyone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_node_tells_the_people_it_relays_to_reconnect() {
+    let database = TestPostgres::start();
+    let owner = node(&database, LONG_LEASE);
+    let mut relay = node(&database, LONG_LEASE);
+    let mut table =
+        Table::seat_four_through(&[&owner.base, &relay.base], &SettingsPatch::default()).await;
+    let id = table.room.id.clone();
+    table.play_opening(&OPENING[..2]).await;
+
+    let stopping = tokio::task::spawn_blocking(move || relay.signal_and_wait("TERM"));
+    for seat in [1, 3] {
+        let (_, code) = table.players[seat].until_closed().await;
+        assert_eq!(
+            code,
+            Some(1012),
+            "seat {seat}, relayed, is told to reconnect"
+        );
+    }
+    assert!(stopping.await.unwrap().success());
+    let answer = table.play(seat(2), 2, "g13g12").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    let mut green = rejoin(&owner.base, &id, &table.tokens[3]).await;
+    let answer = green.play_move(seat(3), &table.tokens[3], 3, "m8l8").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+}
+
 /// A node whose database stops answering says so on `/readyz`, and once a whole lease has gone
 /// by without a renewal it gives its rooms up (1012), since another node may have taken them.
 /// With the database back, the room is adopted again and play goes on from where it was.
