@@ -200,14 +200,26 @@ impl Directory {
     /// Hands the room `id` over to another node that asks for it, if nobody is connected to it
     /// here: it stores everything and ends, and its lease is released. Whether it was.
     pub(crate) async fn hand_over(&self, id: &str) -> bool {
-        let Some(room) = self.get(id) else {
+        let (Some(room), Some(cluster)) = (self.get(id), &self.cluster) else {
+            return false;
+        };
+        let Some(epoch) = cluster.epoch_of(id) else {
             return false;
         };
         let (reply, answer) = tokio::sync::oneshot::channel();
         if !room.send(Command::HandOver { reply }).await || answer.await != Ok(true) {
             return false;
         }
-        self.ended(id).await;
+        self.rooms
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+        // Released before the answer, so that the asking node finds the lease free (the room's
+        // end also reaches the reaper, whose release may not have landed yet).
+        if let Err(error) = cluster.release(id, epoch).await {
+            tracing::warn!(room = id, error = %Chain(&error), "a handed-over room's lease could not be released");
+            return false;
+        }
         true
     }
 

@@ -207,6 +207,25 @@ impl Ownership {
         }
     }
 
+    /// The epoch of this node's lease on `room`, if it holds one.
+    pub(crate) fn epoch_of(&self, room: &str) -> Option<u64> {
+        self.held().rooms.get(room).copied()
+    }
+
+    /// Releases this node's lease on `room` under `epoch`, whoever else is releasing it, and
+    /// returns once the database has it (a lease another node took since is left alone).
+    pub(crate) async fn release(&self, room: &str, epoch: u64) -> Result<(), StorageError> {
+        {
+            let mut held = self.held();
+            if held.rooms.get(room) == Some(&epoch) {
+                held.rooms.remove(room);
+            }
+        }
+        self.leases
+            .release(&self.node, &[(room.to_owned(), epoch)])
+            .await
+    }
+
     /// Forgets a room this node stopped serving (closed, or moved), releasing its lease if it is
     /// still this node's.
     pub(crate) async fn forget(&self, room: &str) {
