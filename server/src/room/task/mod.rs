@@ -132,6 +132,8 @@ impl Room {
                         return Ended::Lost;
                     }
                     Report::Moved => {
+                        // Found by the database before a renewal found it.
+                        self.context.metrics.cluster.leases_lost.inc();
                         self.moved_away();
                         return Ended::Moved;
                     }
