@@ -29,7 +29,7 @@ pub(crate) struct Client(IpAddr);
 
 impl Client {
     /// The client that `address` belongs to.
-    fn of(address: IpAddr) -> Client {
+    pub(crate) fn of(address: IpAddr) -> Client {
         match address {
             IpAddr::V4(v4) => Client(IpAddr::V4(v4)),
             IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -49,6 +49,8 @@ struct State {
     open: usize,
     /// Plain-HTTP connections that may be shed, by their id.
     sheddable: HashMap<u64, Sheddable>,
+    /// Connections told to close whose sockets are not closed yet: not shed again for.
+    closing: std::collections::HashSet<u64>,
     next_id: u64,
 }
 
@@ -101,8 +103,8 @@ impl Admission {
         self.epoch.elapsed().as_micros() as u64
     }
 
-    /// Admits a socket from `peer`, whose connection `close` ends; the connections shed to make
-    /// room for it come back in `shed` (already told to close).
+    /// Admits a socket from `peer`, whose connection `close` ends; with its ticket, how many
+    /// connections were told to close to make room for it.
     pub(crate) fn admit(
         self: &Arc<Self>,
         peer: IpAddr,
@@ -144,7 +146,7 @@ impl Admission {
     fn shed(&self, state: &mut State) -> usize {
         let keep_below = self.capacity.saturating_sub(self.reserve);
         let mut shed = 0;
-        while state.open.saturating_sub(shed) > keep_below {
+        while state.open.saturating_sub(state.closing.len()) > keep_below {
             let oldest = state
                 .sheddable
                 .iter()
@@ -153,6 +155,7 @@ impl Admission {
             let Some(id) = oldest else { break };
             if let Some(victim) = state.sheddable.remove(&id) {
                 victim.close.cancel();
+                state.closing.insert(id);
                 shed += 1;
             }
         }
@@ -162,19 +165,25 @@ impl Admission {
     /// Whether the sockets open are within the reserve of the capacity: the server is at its
     /// limit and sheds idle connections for new ones.
     pub(crate) fn at_limit(&self) -> bool {
-        self.lock().open + self.reserve >= self.capacity
+        self.lock().open > self.capacity.saturating_sub(self.reserve)
     }
 
     /// Sockets open now.
     pub(crate) fn open(&self) -> usize {
         self.lock().open
     }
+
+    /// Connection `id` no longer speaks plain HTTP (it became a WebSocket, or ended): it is not
+    /// shed.
+    pub(crate) fn settled(&self, id: u64) {
+        self.lock().sheddable.remove(&id);
+    }
 }
 
 impl Ticket {
-    /// The connection is a WebSocket now: it is never shed.
-    pub(crate) fn upgraded(&self) {
-        self.admission.lock().sheddable.remove(&self.id);
+    /// The connection's id, for [`Admission::settled`].
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     /// The socket, counted as active whenever it reads or writes.
@@ -186,8 +195,7 @@ impl Ticket {
     }
 
     fn touch(&self) {
-        self.activity
-            .store(self.admission.now(), Ordering::Relaxed);
+        self.activity.store(self.admission.now(), Ordering::Relaxed);
     }
 }
 
@@ -195,6 +203,7 @@ impl Drop for Ticket {
     fn drop(&mut self) {
         let mut state = self.admission.lock();
         state.sheddable.remove(&self.id);
+        state.closing.remove(&self.id);
         state.open -= 1;
         if let Some(held) = state.by_client.get_mut(&self.client) {
             *held -= 1;
@@ -210,13 +219,6 @@ impl Drop for Ticket {
 pub(crate) struct Tracked<S> {
     socket: S,
     ticket: Ticket,
-}
-
-impl<S> Tracked<S> {
-    /// The connection's ticket.
-    pub(crate) fn ticket(&self) -> &Ticket {
-        &self.ticket
-    }
 }
 
 impl<S: AsyncRead + Unpin> AsyncRead for Tracked<S> {
@@ -282,19 +284,42 @@ mod tests {
 
     #[test]
     fn one_address_holds_at_most_its_share_and_a_trusted_proxy_any_number() {
-        let admission = Arc::new(Admission::new(2, vec!["10.0.0.1/32".parse().unwrap()], 100, 10));
-        let a1 = admission.admit(ip("127.0.0.2"), CancellationToken::new()).unwrap();
-        let _a2 = admission.admit(ip("127.0.0.2"), CancellationToken::new()).unwrap();
+        let admission = Arc::new(Admission::new(
+            2,
+            vec!["10.0.0.1/32".parse().unwrap()],
+            100,
+            10,
+        ));
+        let a1 = admission
+            .admit(ip("127.0.0.2"), CancellationToken::new())
+            .unwrap();
+        let _a2 = admission
+            .admit(ip("127.0.0.2"), CancellationToken::new())
+            .unwrap();
         assert_eq!(
-            admission.admit(ip("127.0.0.2"), CancellationToken::new()).err(),
+            admission
+                .admit(ip("127.0.0.2"), CancellationToken::new())
+                .err(),
             Some(Refused::PerAddress)
         );
-        assert!(admission.admit(ip("127.0.0.3"), CancellationToken::new()).is_ok());
+        assert!(
+            admission
+                .admit(ip("127.0.0.3"), CancellationToken::new())
+                .is_ok()
+        );
         for _ in 0..5 {
-            assert!(admission.admit(ip("10.0.0.1"), CancellationToken::new()).is_ok());
+            assert!(
+                admission
+                    .admit(ip("10.0.0.1"), CancellationToken::new())
+                    .is_ok()
+            );
         }
         drop(a1);
-        assert!(admission.admit(ip("127.0.0.2"), CancellationToken::new()).is_ok());
+        assert!(
+            admission
+                .admit(ip("127.0.0.2"), CancellationToken::new())
+                .is_ok()
+        );
     }
 
     #[test]
@@ -303,7 +328,7 @@ mod tests {
         let mut kept = Vec::new();
         let websocket = CancellationToken::new();
         let (ticket, _) = admission.admit(ip("127.0.0.9"), websocket.clone()).unwrap();
-        ticket.upgraded();
+        admission.settled(ticket.id());
         kept.push(ticket);
         let mut closes = Vec::new();
         for i in 0..7 {
@@ -317,7 +342,9 @@ mod tests {
         // The second one is active again: the first is now the oldest idle.
         kept[2].touch();
         assert!(!admission.at_limit());
-        let (ticket, shed) = admission.admit(ip("127.0.0.3"), CancellationToken::new()).unwrap();
+        let (ticket, shed) = admission
+            .admit(ip("127.0.0.3"), CancellationToken::new())
+            .unwrap();
         kept.push(ticket);
         assert_eq!(shed, 1);
         assert!(closes[0].is_cancelled(), "the oldest idle one");

@@ -44,6 +44,8 @@ pub(crate) struct AppState {
     pub(crate) limits: Arc<AddressLimits>,
     /// Sends requests for rooms that another node serves to that node.
     pub(crate) forwarder: Forwarder,
+    /// The sockets open, for readiness.
+    pub(crate) admission: Arc<crate::admission::Admission>,
 }
 
 /// The router.
@@ -90,7 +92,9 @@ fn shutting_down() -> Response {
 async fn ready(State(state): State<AppState>) -> Response {
     let full = state.directory.len() >= state.config.max_rooms;
     let storage = state.storage.is_running() && state.storage.health().is_ok();
-    let readiness = state.health.readiness(storage, full);
+    let readiness = state
+        .health
+        .readiness(storage, state.admission.at_limit(), full);
     let status = if readiness == Readiness::Ready {
         StatusCode::OK
     } else {

@@ -56,6 +56,19 @@ pub struct Config {
         default_value_t = 100
     )]
     pub max_connections_per_address: usize,
+    /// Sockets one client address may hold open at once, WebSockets included (IPv6: one /64
+    /// network); one over is closed at once, unread; 0 for no limit. Trusted proxies are not held
+    /// to it.
+    #[arg(long, env = "FOURKINGS_MAX_SOCKETS_PER_ADDRESS", default_value_t = 200)]
+    pub max_sockets_per_address: usize,
+    /// Sockets kept free for new clients near the open-files limit: past it, the oldest idle
+    /// plain-HTTP connections are closed to make room (never a WebSocket).
+    #[arg(long, env = "FOURKINGS_SOCKET_RESERVE", default_value_t = 32)]
+    pub socket_reserve: usize,
+    /// Seconds a connection may take to send a whole request head, and may wait idle for its
+    /// next one (keep-alive), before it is closed.
+    #[arg(long, env = "FOURKINGS_REQUEST_HEAD_SECONDS", default_value_t = 10.0, value_parser = seconds)]
+    pub request_head_seconds: f64,
     /// Proxies (addresses or networks, comma-separated, e.g. `10.0.0.0/8`) whose
     /// `X-Forwarded-For` is believed: behind them, the client's address is the nearest one in
     /// that header that is not a trusted proxy. Without any, the header is ignored.
@@ -299,6 +312,11 @@ impl Config {
     /// How long a request waits for storage before it is answered `storage_unavailable`.
     pub fn storage_timeout(&self) -> Duration {
         duration(self.storage_timeout_seconds, 0.01, 3_600.0)
+    }
+
+    /// How long a connection may take to send a request's head, or wait for its next one.
+    pub fn request_head(&self) -> Duration {
+        duration(self.request_head_seconds, 0.01, 3_600.0)
     }
 
     /// How long a room's lease lasts without renewal.

@@ -26,6 +26,9 @@ pub(crate) enum Readiness {
     StorageStopped,
     /// A node of a cluster cannot reach its database (its leases cannot be renewed).
     DatabaseUnreachable,
+    /// It holds as many sockets as the open-files limit allows, less the reserve: it closes idle
+    /// connections for new ones.
+    AtSocketLimit,
     /// It holds as many rooms as it may.
     Full,
 }
@@ -38,6 +41,7 @@ impl Readiness {
             Readiness::Draining => "shutting down",
             Readiness::StorageStopped => "storage stopped",
             Readiness::DatabaseUnreachable => "database unreachable",
+            Readiness::AtSocketLimit => "at the open-files limit",
             Readiness::Full => "full",
         }
     }
@@ -66,13 +70,20 @@ impl Health {
 
     /// How ready the server is, given whether storage runs and whether it is full; draining
     /// comes first, since it is the one a load balancer most needs to see.
-    pub(crate) fn readiness(&self, storage_running: bool, full: bool) -> Readiness {
+    pub(crate) fn readiness(
+        &self,
+        storage_running: bool,
+        at_socket_limit: bool,
+        full: bool,
+    ) -> Readiness {
         if self.draining() {
             Readiness::Draining
         } else if !storage_running {
             Readiness::StorageStopped
         } else if self.database_unreachable.load(Ordering::Relaxed) {
             Readiness::DatabaseUnreachable
+        } else if at_socket_limit {
+            Readiness::AtSocketLimit
         } else if full {
             Readiness::Full
         } else {
@@ -88,16 +99,26 @@ mod tests {
     #[test]
     fn draining_comes_before_every_other_reason() {
         let health = Health::new();
-        assert_eq!(health.readiness(true, false), Readiness::Ready);
-        assert_eq!(health.readiness(false, false), Readiness::StorageStopped);
-        assert_eq!(health.readiness(true, true), Readiness::Full);
+        assert_eq!(health.readiness(true, false, false), Readiness::Ready);
+        assert_eq!(
+            health.readiness(false, false, false),
+            Readiness::StorageStopped
+        );
+        assert_eq!(health.readiness(true, false, true), Readiness::Full);
         health.set_database_reachable(false);
-        assert_eq!(health.readiness(true, true), Readiness::DatabaseUnreachable);
-        assert_eq!(health.readiness(false, false), Readiness::StorageStopped);
+        assert_eq!(
+            health.readiness(true, false, true),
+            Readiness::DatabaseUnreachable
+        );
+        assert_eq!(
+            health.readiness(false, false, false),
+            Readiness::StorageStopped
+        );
         health.set_database_reachable(true);
-        assert_eq!(health.readiness(true, false), Readiness::Ready);
+        assert_eq!(health.readiness(true, false, false), Readiness::Ready);
+        assert_eq!(health.readiness(true, true, true), Readiness::AtSocketLimit);
         health.drain();
-        assert_eq!(health.readiness(true, false), Readiness::Draining);
-        assert_eq!(health.readiness(false, true), Readiness::Draining);
+        assert_eq!(health.readiness(true, false, false), Readiness::Draining);
+        assert_eq!(health.readiness(false, false, true), Readiness::Draining);
     }
 }

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `config` | every setting, from flags or `FOURKINGS_*` environment variables |
 //! | `http` | accepting TCP connections and serving them with HTTP/1.1 |
+//! | `admission` | accepted sockets: a cap per client address, idle ones shed near the open-files limit |
 //! | `address` | limits per client address: room creations, open WebSockets (trusted proxies' `X-Forwarded-For`) |
 //! | `app` | the HTTP routes: room API, WebSocket upgrade, health, metrics |
 //! | `health` | whether the server is up and ready for rooms (`/healthz`, `/readyz`) |
@@ -32,6 +33,7 @@
 //! hands the same bytes to every connection's queue.
 
 mod address;
+mod admission;
 mod app;
 pub mod arena;
 pub mod cli;
@@ -266,6 +268,16 @@ impl Server {
         let connections = TaskTracker::new();
         let health = Arc::new(Health::new());
         let forwarder = Forwarder::new(config.storage_timeout(), shutdown.clone());
+        // Every socket is an open file: the limit, less what the server keeps open itself.
+        let capacity = open_files::limit().map_or(usize::MAX, |limit| {
+            usize::try_from(limit.saturating_sub(open_files::RESERVED)).unwrap_or(usize::MAX)
+        });
+        let admission = Arc::new(admission::Admission::new(
+            config.max_sockets_per_address,
+            config.trusted_proxies.clone(),
+            capacity,
+            config.socket_reserve,
+        ));
         let cluster = ownership.map(|ownership| {
             let stop = CancellationToken::new();
             tracing::info!(node = ownership.node(), lease = ?ownership.term(), "a node of a cluster");
@@ -290,15 +302,21 @@ impl Server {
             config: config.clone(),
             connections: connections.clone(),
             storage: storage.clone(),
-            metrics,
+            metrics: metrics.clone(),
             health: health.clone(),
             limits: Arc::new(AddressLimits::new(&config)),
             forwarder: forwarder.clone(),
+            admission: admission.clone(),
         };
         let app = app::router(state);
         let stop_http = CancellationToken::new();
         let stop = stop_http.clone();
-        let task = tokio::spawn(async move { http::serve(listener, app, stop).await });
+        let serving = http::Serving {
+            admission,
+            request_head: config.request_head(),
+            metrics,
+        };
+        let task = tokio::spawn(async move { http::serve(listener, app, stop, serving).await });
         tracing::info!(%addr, "listening");
         Ok(Server {
             addr,

@@ -59,6 +59,14 @@ pub(crate) struct Metrics {
     panics: [Counter; 2],
     /// What this node of a cluster did with its leases (all zero on a server alone).
     pub(crate) cluster: ClusterMetrics,
+    /// Accepting a connection failed (the process ran out of file descriptors, or the system
+    /// of memory for sockets), each try.
+    pub(crate) accept_errors: Counter,
+    /// Connections closed unread: their address held as many sockets as one may.
+    pub(crate) connections_refused: Counter,
+    /// Idle plain-HTTP connections closed to keep room for new clients near the open-files
+    /// limit.
+    pub(crate) connections_shed: Counter,
 }
 
 /// What a node of a cluster did: the rooms it owns, its leases, the rooms it adopted.
@@ -304,6 +312,26 @@ impl Metrics {
             ),
             panics: PanicSite::ALL.map(|p| panics.get_or_create_owned(&[("site", p.name())])),
             cluster: ClusterMetrics::register(r),
+            accept_errors: registered(
+                r,
+                "accept_errors",
+                "Tries to accept a connection that failed (out of file descriptors, or of socket \
+                 memory)",
+                Counter::default(),
+            ),
+            connections_refused: registered(
+                r,
+                "connections_refused",
+                "Connections closed unread because their address held as many sockets as one may",
+                Counter::default(),
+            ),
+            connections_shed: registered(
+                r,
+                "connections_shed",
+                "Idle plain-HTTP connections closed to keep room for new clients near the \
+                 open-files limit",
+                Counter::default(),
+            ),
             registry,
         }
     }

@@ -58,6 +58,7 @@ export async function startServer(extraArgs = []) {
     // Every browser of a test comes from 127.0.0.1: no limits per client address.
     ["--room-creations-per-minute", "0"],
     ["--max-connections-per-address", "0"],
+    ["--max-sockets-per-address", "0"],
   ].filter(([flag]) => !extraArgs.includes(flag));
   const args = (addr) => ["serve", "--addr", addr, "--database", join(dataDir, "rooms.db"), ...defaults.flat(), ...extraArgs];
   let child;
@@ -112,7 +113,7 @@ export async function startCluster(nodes = 3) {
   if (!existsSync(CLUSTER)) {
     throw new Error(`no cluster starter at ${CLUSTER}: run the browser tests with tests/browser/run.sh, which builds it`);
   }
-  const serve = ["--grace-seconds", "1.5", "--rate-per-second", "1000", "--rate-burst", "2000", "--room-creations-per-minute", "0", "--max-connections-per-address", "0"];
+  const serve = ["--grace-seconds", "1.5", "--rate-per-second", "1000", "--rate-burst", "2000", "--room-creations-per-minute", "0", "--max-connections-per-address", "0", "--max-sockets-per-address", "0"];
   const child = spawn(CLUSTER, ["--server", BINARY, "--nodes", String(nodes), "--", ...serve], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => {

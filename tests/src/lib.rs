@@ -175,14 +175,16 @@ pub fn test_config() -> Config {
     let mut config = Config::with_addr("127.0.0.1:0".parse().unwrap());
     config.room_creations_per_minute = 0;
     config.max_connections_per_address = 0;
+    config.max_sockets_per_address = 0;
     config
 }
 
 /// The environment a server process is started with unless a test says otherwise: no limits
 /// per client address, as in [`test_config`].
-const PROCESS_ENV: [(&str, &str); 2] = [
+const PROCESS_ENV: [(&str, &str); 3] = [
     ("FOURKINGS_ROOM_CREATIONS_PER_MINUTE", "0"),
     ("FOURKINGS_MAX_CONNECTIONS_PER_ADDRESS", "0"),
+    ("FOURKINGS_MAX_SOCKETS_PER_ADDRESS", "0"),
 ];
 
 impl TestServer {

@@ -1,6 +1,7 @@
 //! Abuse from one address cannot deny service to others. Room creation is limited per client
-//! address (behind a trusted proxy, by the address it forwards, and only then), open WebSockets per
-//! address are capped, and a room nobody ever joined expires within minutes. Every client of these
+//! address (behind a trusted proxy, by the address it forwards, and only then), open sockets and
+//! WebSockets per address are capped, a connection that sends no request head in time is closed,
+//! and a room nobody ever joined expires within minutes. Every client of these
 //! tests is on this machine: 127.0.0.1 floods, 127.0.0.2 plays.
 
 use std::net::IpAddr;
@@ -184,5 +185,92 @@ async fn a_room_nobody_joined_expires_long_before_an_idle_one() {
             .await
             .status(),
         200
+    );
+}
+
+/// Opens a TCP connection to `server` from the local address `local`.
+async fn tcp_from(server: &TestServer, local: &str) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{local}:0").parse().unwrap()).unwrap();
+    socket.connect(server.server.addr()).await.unwrap()
+}
+
+/// Whether the server closes `stream` within `within`, reading what it sends first.
+async fn closed_within(stream: &mut tokio::net::TcpStream, within: std::time::Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Each address may hold so many sockets, WebSockets among them: one over is closed at once,
+/// unread, while another address connects; a socket freed lets the first address in again.
+#[tokio::test]
+async fn sockets_are_capped_per_address_and_one_over_is_closed_at_once() {
+    use std::time::Duration;
+    let server = TestServer::with(|c| c.max_sockets_per_address = 2).await;
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let _websocket = server
+        .connect_from(&room.id, ip("127.0.0.2"))
+        .await
+        .unwrap();
+    let idle = tcp_from(&server, "127.0.0.2").await;
+    let mut over = tcp_from(&server, "127.0.0.2").await;
+    assert!(
+        closed_within(&mut over, Duration::from_secs(2)).await,
+        "the third socket of 127.0.0.2 is closed"
+    );
+    let mut other = tcp_from(&server, "127.0.0.3").await;
+    assert!(!closed_within(&mut other, Duration::from_millis(200)).await);
+    drop(idle);
+    let answered = eventually(WAIT, || async {
+        TestServer::http_from(ip("127.0.0.2"))
+            .get(format!("{}/healthz", server.base))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+    })
+    .await;
+    assert!(answered, "a freed socket lets 127.0.0.2 in again");
+    assert!(server.metric("fourkings_connections_refused_total").await >= 1.0);
+}
+
+/// A connection that sends no whole request head within the deadline is closed, and so is a
+/// keep-alive connection that waits that long for its next request.
+#[tokio::test]
+async fn a_connection_without_a_request_head_or_idle_after_one_is_closed_after_the_deadline() {
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+    let server = TestServer::with(|c| c.request_head_seconds = 0.3).await;
+    let mut trickle = tcp_from(&server, "127.0.0.2").await;
+    trickle
+        .write_all(b"GET /healthz HTTP/1.1\r\n")
+        .await
+        .unwrap();
+    let began = std::time::Instant::now();
+    assert!(closed_within(&mut trickle, Duration::from_secs(5)).await);
+    assert!(
+        began.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        began.elapsed()
+    );
+
+    let mut keep_alive = tcp_from(&server, "127.0.0.2").await;
+    keep_alive
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let began = std::time::Instant::now();
+    assert!(closed_within(&mut keep_alive, Duration::from_secs(5)).await);
+    assert!(
+        began.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        began.elapsed()
     );
 }

@@ -276,6 +276,7 @@ async fn measure(args: &Args, database: Option<Database>) -> anyhow::Result<Roun
     // Every player comes from 127.0.0.1.
     config.room_creations_per_minute = 0;
     config.max_connections_per_address = 0;
+    config.max_sockets_per_address = 0;
     if let Some(database) = database {
         config.in_memory = false;
         config.database = database;

@@ -125,9 +125,10 @@ const GAME_FLAGS: &[&str] = &["--in-memory", "--max-rooms", "20000"];
 /// The environment it runs with: no limits per client address, since every simulated client
 /// comes from 127.0.0.1. Variables rather than flags, so that an older build under comparison
 /// (`--against`), which knows none of them, starts all the same.
-const GAME_ENV: [(&str, &str); 2] = [
+const GAME_ENV: [(&str, &str); 3] = [
     ("FOURKINGS_ROOM_CREATIONS_PER_MINUTE", "0"),
     ("FOURKINGS_MAX_CONNECTIONS_PER_ADDRESS", "0"),
+    ("FOURKINGS_MAX_SOCKETS_PER_ADDRESS", "0"),
 ];
 
 /// Starts `kind` on the server cores, with `extra` flags, and waits for its address.
