@@ -26,6 +26,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::address::Client;
 
+/// The activity of a connection that is no longer plain HTTP: not tracked.
+const UNTRACKED: u64 = u64::MAX;
+
 /// Who may connect, and the connections to shed when the server runs short.
 pub(crate) struct Admission {
     /// The most sockets one client address may hold; 0 for no limit.
@@ -176,7 +179,9 @@ impl Admission {
     /// Connection `id` no longer speaks plain HTTP (it became a WebSocket, or ended): it is not
     /// shed.
     pub(crate) fn settled(&self, id: u64) {
-        self.lock().sheddable.remove(&id);
+        if let Some(settled) = self.lock().sheddable.remove(&id) {
+            settled.activity.store(UNTRACKED, Ordering::Relaxed);
+        }
     }
 }
 
@@ -195,7 +200,10 @@ impl Ticket {
     }
 
     fn touch(&self) {
-        self.activity.store(self.admission.now(), Ordering::Relaxed);
+        // A WebSocket's every frame passes here: once settled, one load and no clock.
+        if self.activity.load(Ordering::Relaxed) != UNTRACKED {
+            self.activity.store(self.admission.now(), Ordering::Relaxed);
+        }
     }
 }
 

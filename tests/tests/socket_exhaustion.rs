@@ -92,8 +92,14 @@ async fn idle_connections_from_one_address_starve_neither_another_address_nor_a_
             .timeout(Duration::from_secs(2))
             .build()
             .unwrap();
-        let (mut asked, mut answered) = (0, 0);
+        let (mut asked, mut answered, mut at_limit) = (0, 0, false);
         while Instant::now() < until {
+            if !at_limit {
+                let ready = client.get(format!("http://{addr}/readyz")).send().await;
+                if let Ok(answer) = ready {
+                    at_limit = answer.text().await.unwrap_or_default() == "at the open-files limit";
+                }
+            }
             let base = format!("http://{addr}");
             let request = if asked % 2 == 0 {
                 client.get(format!("{base}/healthz"))
@@ -106,7 +112,7 @@ async fn idle_connections_from_one_address_starve_neither_another_address_nor_a_
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        (asked, answered)
+        (asked, answered, at_limit)
     });
 
     for (ply, (mover, mv)) in MOVES.iter().enumerate() {
@@ -117,7 +123,8 @@ async fn idle_connections_from_one_address_starve_neither_another_address_nor_a_
         );
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
-    let (asked, answered) = asker.await.unwrap();
+    let (asked, answered, at_limit) = asker.await.unwrap();
+    assert!(at_limit, "/readyz said the server was at its limit");
     for attacker in attackers {
         attacker.await.unwrap();
     }
