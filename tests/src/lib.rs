@@ -835,22 +835,7 @@ impl Table {
     /// game unless `start` is false.
     pub async fn seat_four(server: &TestServer, settings: &SettingsPatch, start: bool) -> Table {
         let room = server.create_room(settings).await;
-        let mut players = Vec::new();
-        let mut tokens = Vec::new();
-        for seat in SeatIndex::ALL {
-            let (mut client, _) = server.connect(&room.id).await;
-            tokens.push(client.take_seat(seat, &format!("player {seat}")).await);
-            players.push(client);
-        }
-        if start {
-            let host_token = room.host_token.clone();
-            players[0].ok(ClientMessage::Start { host_token }).await;
-        }
-        Table {
-            room,
-            players,
-            tokens,
-        }
+        Table::seat_everyone(room, &[&server.base], start).await
     }
 
     /// Creates a room with `settings` on the server at `bases[0]`, seats four players, the one
@@ -865,6 +850,12 @@ impl Table {
             .expect("the server answers");
         assert_eq!(created.status(), 201);
         let room: CreateRoomResponse = created.json().await.unwrap();
+        Table::seat_everyone(room, bases, true).await
+    }
+
+    /// Seats four players in `room`, seat `i` connected through `bases[i % bases.len()]`, and
+    /// starts the game if `start`.
+    async fn seat_everyone(room: CreateRoomResponse, bases: &[&str], start: bool) -> Table {
         let mut players = Vec::new();
         let mut tokens = Vec::new();
         for seat in SeatIndex::ALL {
@@ -875,8 +866,10 @@ impl Table {
             tokens.push(client.take_seat(seat, &format!("player {seat}")).await);
             players.push(client);
         }
-        let host_token = room.host_token.clone();
-        players[0].ok(ClientMessage::Start { host_token }).await;
+        if start {
+            let host_token = room.host_token.clone();
+            players[0].ok(ClientMessage::Start { host_token }).await;
+        }
         Table {
             room,
             players,

@@ -208,6 +208,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         until,
         Some(steady.clone()),
         never.clone(),
+        false,
     )
     .await?;
     let seconds = window.elapsed().as_secs_f64();
@@ -268,7 +269,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
     for room in &mut rooms {
         room.ack_times.clear();
     }
-    rooms = play_until_each_moved(rooms, &nodes, interval, until, never).await?;
+    rooms = play_all(rooms, &nodes, interval, until, None, never, true).await?;
     let mut back = Histogram::<u64>::new(3)?;
     for (room, owned) in rooms.iter().zip(&owned_by_killed) {
         if *owned && !room.finished {
@@ -306,7 +307,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         let until = rolling + Duration::from_secs(3600);
         let stop = stop_play.clone();
         tokio::task::spawn_local(async move {
-            play_all(rooms, &nodes, interval, until, None, stop).await
+            play_all(rooms, &nodes, interval, until, None, stop, false).await
         })
     };
     let restarted = async {
@@ -487,8 +488,8 @@ async fn set_up(
     })
 }
 
-/// Plays every room at the rate until `until` (or until `stop` is set), each in a task of its
-/// own; returns them.
+/// Plays every room at the rate until `until` (or until `stop` is set; with `once`, until each
+/// has had a move accepted), each in a task of its own; returns them.
 async fn play_all(
     rooms: Vec<Room>,
     nodes: &Shared<Nodes>,
@@ -496,6 +497,7 @@ async fn play_all(
     until: Instant,
     steady: Option<Shared<Steady>>,
     stop: Rc<Cell<bool>>,
+    once: bool,
 ) -> anyhow::Result<Vec<Room>> {
     let mut tasks = Vec::new();
     for (i, mut room) in rooms.into_iter().enumerate() {
@@ -503,47 +505,18 @@ async fn play_all(
         let steady = steady.clone();
         let stop = stop.clone();
         tasks.push(tokio::task::spawn_local(async move {
-            // Spread over the interval, so that the rooms do not all move at once.
-            let first = Instant::now() + interval.mul_f64((i % 97) as f64 / 97.0);
+            // Spread over the interval, so that the rooms do not all move at once; a room waiting
+            // to move again moves as soon as it can.
+            let spread = if once { 0.0 } else { (i % 97) as f64 / 97.0 };
+            let first = Instant::now() + interval.mul_f64(spread);
             let pace = Pace {
                 interval,
                 first,
                 until,
                 stop: &stop,
-                once: false,
+                once,
             };
             room.play(&nodes, pace, steady.as_ref()).await?;
-            anyhow::Ok(room)
-        }));
-    }
-    let mut rooms = Vec::new();
-    for task in tasks {
-        rooms.push(task.await??);
-    }
-    Ok(rooms)
-}
-
-/// Plays every room at the rate until each has had a move accepted (or `until` passes).
-async fn play_until_each_moved(
-    rooms: Vec<Room>,
-    nodes: &Shared<Nodes>,
-    interval: Duration,
-    until: Instant,
-    stop: Rc<Cell<bool>>,
-) -> anyhow::Result<Vec<Room>> {
-    let mut tasks = Vec::new();
-    for mut room in rooms {
-        let nodes = nodes.clone();
-        let stop = stop.clone();
-        tasks.push(tokio::task::spawn_local(async move {
-            let pace = Pace {
-                interval,
-                first: Instant::now(),
-                until,
-                stop: &stop,
-                once: true,
-            };
-            room.play(&nodes, pace, None).await?;
             anyhow::Ok(room)
         }));
     }
