@@ -286,15 +286,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         back.len(),
         args.lease
     );
-    println!();
-    println!("| from the kill to the first move accepted | p50 | p99 | max |");
-    println!("|---|---|---|---|");
-    println!(
-        "| seconds | {:.2} | {:.2} | {:.2} |",
-        ms(&back, 0.5) / 1000.0,
-        ms(&back, 0.99) / 1000.0,
-        back.max() as f64 / 1e6
-    );
+    seconds_table("from the kill to the first move accepted", &back);
 
     // A rolling restart under play: the killed node back, then each node stopped and started.
     let rolling = Instant::now();
@@ -349,15 +341,7 @@ pub(crate) async fn run(args: &Args) -> anyhow::Result<()> {
         args.nodes,
         rolling.elapsed().as_secs_f64()
     );
-    println!();
-    println!("| each room's longest pause beyond the rate | p50 | p99 | max |");
-    println!("|---|---|---|---|");
-    println!(
-        "| seconds | {:.2} | {:.2} | {:.2} |",
-        ms(&pauses, 0.5) / 1000.0,
-        ms(&pauses, 0.99) / 1000.0,
-        pauses.max() as f64 / 1e6
-    );
+    seconds_table("each room's longest pause beyond the rate", &pauses);
 
     ensure!(
         pauses.max() as f64 / 1e6 <= args.max_pause_seconds,
@@ -811,6 +795,19 @@ async fn hello(client: &mut Client, token: &str) -> bool {
             _ => return false,
         }
     }
+}
+
+/// A table of one row: `histogram`'s p50, p99 and max (recorded in microseconds), in seconds.
+fn seconds_table(what: &str, histogram: &Histogram<u64>) {
+    println!();
+    println!("| {what} | p50 | p99 | max |");
+    println!("|---|---|---|---|");
+    println!(
+        "| seconds | {:.2} | {:.2} | {:.2} |",
+        ms(histogram, 0.5) / 1000.0,
+        ms(histogram, 0.99) / 1000.0,
+        histogram.max() as f64 / 1e6
+    );
 }
 
 /// A quantile in milliseconds.
