@@ -4,6 +4,7 @@
 pub mod disk;
 pub mod doubles;
 pub mod model;
+pub mod podman;
 pub mod postgres;
 
 use std::time::Duration;
@@ -1029,8 +1030,8 @@ impl ServerProcess {
                 .read_line(&mut line)
                 .expect("reading the server's output");
             assert!(read > 0, "the server exited before listening");
-            if let Some(base) = line.trim().strip_prefix("listening on ") {
-                process.base = base.to_owned();
+            if let Some(base) = listening_address(&line) {
+                process.base = base;
                 return process;
             }
         }
@@ -1045,6 +1046,19 @@ impl ServerProcess {
         assert!(status.success());
         self.child.wait().expect("the server exits")
     }
+}
+
+/// The address in `fourkings serve`'s standard output line: `listening on http://ADDR`, or, with
+/// JSON logs, a JSON log line whose `address` field holds it.
+pub fn listening_address(line: &str) -> Option<String> {
+    let line = line.trim();
+    if let Some(base) = line.strip_prefix("listening on ") {
+        return Some(base.to_owned());
+    }
+    let event: serde_json::Value = serde_json::from_str(line).ok()?;
+    let message = event["message"].as_str()?;
+    message.starts_with("listening on ").then_some(())?;
+    event["address"].as_str().map(str::to_owned)
 }
 
 impl Drop for ServerProcess {

@@ -1,27 +1,31 @@
-//! The container. No container engine runs where the tests run, so this reads `docker/Dockerfile`
-//! and `docker/compose.yml` and checks everything they name against the real binary: the binary and
-//! its subcommands, every environment variable (each must be a setting `fourkings serve --help`
-//! lists), the port, the health check's command and path, the data path and the volume. It then
-//! runs the image's own command line (entry point, command and environment, with compose's
-//! environment on top) on this machine, with the data directory moved into a temporary one and the
-//! port made free, and runs the health check's command against it. `docker/compose.cluster.yml`
-//! is checked likewise: its nodes, their settings, and the nginx configuration that routes to
-//! them (which `tests/tests/cluster_balancer.rs` runs for real).
+//! The container, built and run with podman (`tests/src/podman.rs`: the base images made with
+//! debootstrap once, the image built once per run).
+//!
+//! First the files are read and everything they name checked against the binary: its subcommands,
+//! every environment variable (each must be a setting `fourkings serve --help` lists), the port,
+//! the health check, the data path, the volume; `docker/compose.cluster.yml`'s nodes and the nginx
+//! configuration routing to them. Then the image runs: health, readiness and the health check, a
+//! game over the published port, the volume over a restart, the user, SIGTERM, JSON logs, the
+//! image's size as docker/README.md states it; then `docker/compose.yml` with podman-compose.
+//!
+//! Alone: `cargo test -p fourkings-tests --test container` (as root).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fourkings_tests::{ServerProcess, fourkings_binary, temp_dir};
+use std::time::{Duration, Instant};
+
+use fourkings_protocol::{GameStatus, SettingsPatch, close};
+use fourkings_tests::podman::{IMAGE, Podman, repository as root};
+use fourkings_tests::{Client, Table, eventually, fourkings_binary, listening_address, seat};
 use yaml_rust2::{Yaml, YamlLoader};
 
-/// The repository's root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate is in the workspace")
-        .to_path_buf()
-}
+/// Red, Blue, Yellow, Green: one move each.
+const OPENING: [(u8, &str); 4] = [(0, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")];
+
+/// How long a container may take to answer once started.
+const STARTING: Duration = Duration::from_secs(30);
 
 /// The name of the `[[bin]]` target that the manifest at `manifest` builds from the file `main`,
 /// if any (`name` and `path` lines, the path relative to the manifest's directory).
@@ -176,8 +180,8 @@ fn string(yaml: &Yaml) -> String {
     }
 }
 
-#[tokio::test]
-async fn the_container_files_name_only_what_the_code_has_and_their_command_line_serves() {
+#[test]
+fn the_container_files_name_only_what_the_code_has() {
     let binary = fourkings_binary!();
     // The binary under test is built from the very file of the server's binary, under a name
     // of its own (tests/Cargo.toml): the Dockerfile must build the server's.
@@ -208,7 +212,7 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
         .to_owned();
     let cargo = build
         .iter()
-        .find(|i| i.keyword == "RUN" && i.args.contains("cargo build"))
+        .rfind(|i| i.keyword == "RUN" && i.args.contains("cargo build"))
         .expect("the build stage runs cargo build");
     let words: Vec<&str> = cargo.args.split_whitespace().collect();
     for flag in ["--release", "--locked"] {
@@ -276,6 +280,7 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
     let entrypoint = exec_form(one(runtime, "ENTRYPOINT"));
     let cmd = exec_form(one(runtime, "CMD"));
     assert_eq!(entrypoint, [bin], "the entry point is the binary");
+    assert_eq!(cmd, ["serve"], "the command serves");
     assert_eq!(one(runtime, "STOPSIGNAL"), "SIGTERM");
     let health = one(runtime, "HEALTHCHECK");
     let health_cmd = exec_form(
@@ -285,11 +290,10 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
             .1,
     );
     assert_eq!(health_cmd[0], bin, "the health check runs the binary");
-    let health_path = health_cmd
-        .windows(2)
-        .find(|w| w[0] == "--path")
-        .map(|w| w[1].clone())
-        .expect("the health check names its path");
+    assert!(
+        health_cmd.windows(2).any(|w| w[0] == "--path"),
+        "the health check names its path"
+    );
     for flag in health_cmd.iter().skip(2).filter(|a| a.starts_with("--")) {
         assert!(
             has_flag(&health_cmd[1], flag),
@@ -356,74 +360,6 @@ async fn the_container_files_name_only_what_the_code_has_and_their_command_line_
         "the engine waits {stop_wait} s, longer than the drain ({drain} s) and the shutdown \
          ({shutdown} s)"
     );
-
-    // The image's command line, here: its environment (then compose's), the volume moved into a
-    // temporary directory, a free port.
-    let data = temp_dir("container");
-    let mut run_env: BTreeMap<String, String> = env.clone();
-    run_env.extend(compose_env);
-    run_env.insert("FOURKINGS_ADDR".into(), "127.0.0.1:0".into());
-    let moved_database = data.path().join(database.strip_prefix(&volume).unwrap());
-    run_env.insert(
-        "FOURKINGS_DATABASE".into(),
-        moved_database.to_str().unwrap().into(),
-    );
-    let pairs: Vec<(&str, &str)> = run_env
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
-    let log = std::fs::File::create(data.path().join("log")).unwrap();
-    let mut server = ServerProcess::spawn_logging_to(fourkings_binary!(), &args, &pairs, log);
-    assert!(
-        moved_database.exists(),
-        "the database is created on the volume"
-    );
-    let port = server
-        .base
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.parse::<u16>().ok())
-        .expect("a port");
-    // The health check as the image runs it: FOURKINGS_ADDR as the image sets it (0.0.0.0 at
-    // this server's port).
-    let check = Command::new(binary)
-        .args(&health_cmd[1..])
-        .env("FOURKINGS_ADDR", format!("0.0.0.0:{port}"))
-        .output()
-        .unwrap();
-    assert!(
-        check.status.success(),
-        "the health check passes: {}",
-        String::from_utf8_lossy(&check.stderr)
-    );
-    let answer = reqwest::get(format!("{}{health_path}", server.base))
-        .await
-        .unwrap();
-    assert_eq!(answer.status(), 200, "{health_path}");
-    let status = tokio::task::spawn_blocking(move || {
-        let status = server.signal_and_wait("TERM");
-        drop(server);
-        status
-    })
-    .await
-    .unwrap();
-    assert!(status.success(), "STOPSIGNAL ends it cleanly: {status:?}");
-    // Nothing answers any more: the health check fails.
-    let check = Command::new(binary)
-        .args(&health_cmd[1..])
-        .env("FOURKINGS_ADDR", format!("0.0.0.0:{port}"))
-        .output()
-        .unwrap();
-    assert!(!check.status.success(), "the health check fails when down");
-    if env.get("FOURKINGS_LOG_FORMAT").map(String::as_str) == Some("json") {
-        let log = std::fs::read_to_string(data.path().join("log")).unwrap();
-        assert!(!log.is_empty());
-        for line in log.lines() {
-            serde_json::from_str::<serde_json::Value>(line)
-                .unwrap_or_else(|e| panic!("a JSON log line: {line}: {e}"));
-        }
-    }
 }
 
 /// A mapping with its YAML merge keys (`<<: *anchor`) applied, as compose applies them: the
@@ -533,5 +469,352 @@ fn the_cluster_compose_file_names_nodes_nginx_routes_to_and_settings_serve_has()
             .iter()
             .any(|m| m.starts_with("./nginx-cluster.conf:/etc/nginx/conf.d/")),
         "nginx runs docker/nginx-cluster.conf: {mounts:?}"
+    );
+}
+
+/// A container of the image with a volume of its own, both removed when dropped.
+struct Container {
+    podman: &'static Podman,
+    name: String,
+    volume: String,
+}
+
+impl Container {
+    /// Starts the image as `name`, its port 8080 published on a free port of the loopback, its
+    /// `/data` a new volume, with `env` on top of the image's environment.
+    fn start(name: &str, env: &[(&str, &str)]) -> Container {
+        let podman = Podman::get();
+        podman.image();
+        let container = Container {
+            podman,
+            name: format!("{name}-{}", std::process::id()),
+            volume: format!("{name}-data-{}", std::process::id()),
+        };
+        let _ = podman
+            .command(&["rm", "--force", "--time", "0", &container.name])
+            .output();
+        let mount = format!("{}:/data", container.volume);
+        let mut args = vec![
+            "run",
+            "--detach",
+            "--name",
+            &container.name,
+            "--publish",
+            "127.0.0.1::8080",
+            "--volume",
+            &mount,
+        ];
+        let pairs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        for pair in &pairs {
+            args.extend(["--env", pair]);
+        }
+        args.push(IMAGE);
+        podman.run(&args);
+        container
+    }
+
+    /// `http://127.0.0.1:PORT`, the published port (the same across restarts).
+    fn base(&self) -> String {
+        let port = self.podman.run(&["port", &self.name, "8080"]);
+        format!("http://{}", port.lines().next().expect("a published port"))
+    }
+
+    /// The container's field `format` (`podman inspect --format`).
+    fn inspect(&self, format: &str) -> String {
+        self.podman.run(&[
+            "inspect",
+            "--type",
+            "container",
+            "--format",
+            format,
+            &self.name,
+        ])
+    }
+
+    /// Waits until `/healthz` answers 200 through the published port; the base address.
+    async fn answering(&self) -> String {
+        let base = self.base();
+        let answers = eventually(STARTING, || async {
+            reqwest::get(format!("{base}/healthz"))
+                .await
+                .is_ok_and(|r| r.status() == 200)
+        })
+        .await;
+        if !answers {
+            let logs = self.podman.command(&["logs", &self.name]).output();
+            panic!("{} does not answer at {base}: {logs:?}", self.name);
+        }
+        base
+    }
+
+    /// Every line the container wrote: standard output's, then standard error's.
+    fn logs(&self) -> (String, String) {
+        let out = self
+            .podman
+            .command(&["logs", &self.name])
+            .output()
+            .expect("podman logs");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+impl Drop for Container {
+    fn drop(&mut self) {
+        let _ = self
+            .podman
+            .command(&["rm", "--force", "--time", "0", &self.name])
+            .output();
+        let _ = self
+            .podman
+            .command(&["volume", "rm", "--force", &self.volume])
+            .output();
+    }
+}
+
+/// The room's game as a newcomer sees it through `base`.
+async fn game_at(base: &str, room: &str) -> (GameStatus, Vec<String>) {
+    let (client, snapshot) = Client::join(base, room).await.expect("the room opens");
+    client.close().await;
+    let moves = snapshot.game.map(|g| g.moves).unwrap_or_default();
+    (snapshot.status, moves)
+}
+
+/// Four people play a game through the published port: four moves, then a resignation.
+async fn play_a_game(base: &str) -> (String, Vec<String>) {
+    let mut table = Table::seat_four_through(&[base], &SettingsPatch::default()).await;
+    table.play_opening(&OPENING).await;
+    table.resign(seat(1)).await;
+    let room = table.room.id.clone();
+    for player in table.players {
+        player.close().await;
+    }
+    let (status, moves) = game_at(base, &room).await;
+    assert_eq!(
+        status,
+        GameStatus::Finished,
+        "the resignation ends the game"
+    );
+    assert_eq!(moves.len(), OPENING.len(), "{moves:?}");
+    (room, moves)
+}
+
+/// The real image under podman: healthy and ready, its health check healthy, a game over the
+/// published port, the room kept by the volume over `podman restart`, the server running as
+/// 10001:10001, SIGTERM answered within the drain and the shutdown with exit status 0 and 1012
+/// for every client, every log line JSON, and the image's size as docker/README.md states it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_image_serves_a_game_keeps_it_over_a_restart_and_stops_cleanly() {
+    let podman = Podman::get();
+    let built = podman.image();
+    eprintln!(
+        "image built in {:.0} s (base images {:.0} s)",
+        built.image.as_secs_f64(),
+        built.base.as_secs_f64()
+    );
+    let (drain, shutdown) = (1, 10);
+    let began = Instant::now();
+    let container = Container::start(
+        "fourkings-test",
+        &[
+            ("FOURKINGS_DRAIN_SECONDS", &drain.to_string()),
+            ("FOURKINGS_SHUTDOWN_SECONDS", &shutdown.to_string()),
+        ],
+    );
+    let base = container.answering().await;
+    eprintln!(
+        "answering {:.1} s after podman run",
+        began.elapsed().as_secs_f64()
+    );
+    let ready = reqwest::get(format!("{base}/readyz")).await.unwrap();
+    assert_eq!(ready.status(), 200, "{:?}", ready.text().await);
+
+    // The image's HEALTHCHECK, as podman runs it.
+    podman.run(&["healthcheck", "run", &container.name]);
+    assert_eq!(container.inspect("{{.State.Health.Status}}"), "healthy");
+
+    let status = podman.run(&["exec", &container.name, "cat", "/proc/1/status"]);
+    let ids = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|ids| ids.split_whitespace().collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    assert_eq!(ids("Uid:"), ["10001"; 4], "the server's user: {status}");
+    assert_eq!(ids("Gid:"), ["10001"; 4], "the server's group: {status}");
+
+    let (room, moves) = play_a_game(&base).await;
+
+    // The volume keeps the room (its SQLite file) over a restart of the container.
+    podman.run(&["restart", "--time", "30", &container.name]);
+    let base = container.answering().await;
+    assert_eq!(
+        game_at(&base, &room).await,
+        (GameStatus::Finished, moves),
+        "the room after the restart"
+    );
+
+    // SIGTERM (the image's STOPSIGNAL, sent by podman stop): every client told 1012, the
+    // container gone within the drain and the shutdown, exit status 0.
+    let mut table = Table::seat_four_through(&[&base], &SettingsPatch::default()).await;
+    table.play_opening(&OPENING[..2]).await;
+    let name = container.name.clone();
+    let stopping = tokio::task::spawn_blocking(move || {
+        let began = Instant::now();
+        Podman::get().run(&["stop", "--time", "60", &name]);
+        began.elapsed()
+    });
+    for player in &mut table.players {
+        let frame = player.closed().await.expect("a close frame");
+        assert_eq!(
+            u16::from(frame.code),
+            close::SERVER_RESTARTING.0,
+            "{frame:?}"
+        );
+    }
+    let took = stopping.await.unwrap();
+    assert!(
+        took < Duration::from_secs(drain + shutdown),
+        "stopped in {took:?}, within the drain ({drain} s) and the shutdown ({shutdown} s)"
+    );
+    assert_eq!(container.inspect("{{.State.ExitCode}}"), "0");
+
+    // JSON logs (the image's FOURKINGS_LOG_FORMAT): every line of both streams.
+    let (stdout, stderr) = container.logs();
+    for line in stdout.lines().chain(stderr.lines()) {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("a JSON log line: {line}: {e}"));
+    }
+    assert_eq!(
+        stdout.lines().filter_map(listening_address).count(),
+        2,
+        "standard output announces the address once a start: {stdout}"
+    );
+    assert!(stderr.contains("shutting down"), "{stderr}");
+
+    let size: f64 = podman
+        .run(&["image", "inspect", "--format", "{{.Size}}", IMAGE])
+        .parse()
+        .expect("a size in bytes");
+    let megabytes = size / 1e6;
+    let readme = std::fs::read_to_string(root().join("docker/README.md")).unwrap();
+    let stated: f64 = readme
+        .split("The image is ")
+        .nth(1)
+        .and_then(|rest| rest.split(" MB").next())
+        .and_then(|n| n.trim().parse().ok())
+        .expect("docker/README.md states the image's size: \"The image is N MB\"");
+    assert!(
+        (megabytes - stated).abs() <= stated * 0.25,
+        "the image is {megabytes:.0} MB; docker/README.md says {stated} MB"
+    );
+}
+
+/// A podman-compose project, brought down (its volumes removed) when dropped.
+struct Project {
+    file: &'static str,
+    name: String,
+    grace: String,
+}
+
+impl Project {
+    fn compose(&self, args: &[&str]) -> String {
+        fourkings_tests::podman::succeeded(
+            &format!("podman-compose {}", args.join(" ")),
+            Podman::get().compose(self.file, &self.name, args).output(),
+        )
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = Podman::get()
+            .compose(self.file, &self.name, &["down", "-v", "-t", &self.grace])
+            .output();
+    }
+}
+
+/// `docker/compose.yml` under podman-compose: up on a free port of the host's loopback, a game
+/// played through it, stopped with the file's own grace period (podman-compose 1.0 ignores
+/// `stop_grace_period`; docker/README.md says so) within it, exit status 0 and 1012 for every
+/// client; then down, its container and volume gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compose_brings_the_server_up_and_down_within_its_grace_period() {
+    let podman = Podman::get();
+    podman.image();
+    let text = std::fs::read_to_string(root().join("docker/compose.yml")).unwrap();
+    let compose = &YamlLoader::load_from_str(&text).expect("valid YAML")[0];
+    let grace = seconds(&string(
+        &compose["services"]["fourkings"]["stop_grace_period"],
+    ));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let project = Project {
+        file: "docker/compose.yml",
+        name: format!("fourkings-compose-{}", std::process::id()),
+        grace: format!("{grace:.0}"),
+    };
+    let mut up = podman.compose(project.file, &project.name, &["up", "-d"]);
+    up.env("FOURKINGS_HOST_PORT", port.to_string());
+    fourkings_tests::podman::succeeded("podman-compose up -d", up.output());
+    let container = format!("{}_fourkings_1", project.name);
+    let base = format!("http://127.0.0.1:{port}");
+    let answers = eventually(STARTING, || async {
+        reqwest::get(format!("{base}/healthz"))
+            .await
+            .is_ok_and(|r| r.status() == 200)
+    })
+    .await;
+    assert!(answers, "compose's server answers at {base}");
+    play_a_game(&base).await;
+
+    let mut table = Table::seat_four_through(&[&base], &SettingsPatch::default()).await;
+    table.play_opening(&OPENING[..2]).await;
+    let stopping = tokio::task::spawn_blocking({
+        let grace = project.grace.clone();
+        let name = project.name.clone();
+        move || {
+            let began = Instant::now();
+            let stop = Podman::get()
+                .compose("docker/compose.yml", &name, &["stop", "-t", &grace])
+                .output();
+            fourkings_tests::podman::succeeded("podman-compose stop", stop);
+            began.elapsed()
+        }
+    });
+    for player in &mut table.players {
+        let frame = player.closed().await.expect("a close frame");
+        assert_eq!(
+            u16::from(frame.code),
+            close::SERVER_RESTARTING.0,
+            "{frame:?}"
+        );
+    }
+    let took = stopping.await.unwrap();
+    assert!(took.as_secs_f64() < grace, "stopped in {took:?}");
+    assert_eq!(
+        podman.run(&["inspect", "--format", "{{.State.ExitCode}}", &container]),
+        "0",
+        "the server ended by itself, not killed"
+    );
+
+    project.compose(&["down", "-v", "-t", &project.grace]);
+    let left = podman.run(&[
+        "ps",
+        "--all",
+        "--quiet",
+        "--filter",
+        &format!("label=io.podman.compose.project={}", project.name),
+    ]);
+    assert_eq!(left, "", "down removes the container");
+    let volumes = podman.run(&["volume", "ls", "--quiet"]);
+    assert!(
+        !volumes.contains(&project.name),
+        "down -v removes the volume: {volumes}"
     );
 }

@@ -14,6 +14,7 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 pub(crate) fn run(config: Config) -> anyhow::Result<()> {
     init_logs(&config)?;
+    let config_format = config.log_format;
     // Every connection is an open file: with the soft limit a stock system sets, a server
     // would refuse connections long before the machine runs out of anything else.
     match crate::open_files::raise() {
@@ -29,8 +30,7 @@ pub(crate) fn run(config: Config) -> anyhow::Result<()> {
         // right after the `listening on` line still shuts it down gracefully.
         let signals = Signals::install()?;
         let server = Server::start(config).await?;
-        // Tests and scripts read the address from this line.
-        println!("listening on http://{}", server.addr());
+        announce(config_format, server.addr());
         signals.wait().await;
         tracing::info!("shutting down");
         match server.stop().await {
@@ -40,6 +40,27 @@ pub(crate) fn run(config: Config) -> anyhow::Result<()> {
             )),
         }
     })
+}
+
+/// Tests and scripts read the address from standard output's one line: `listening on
+/// http://ADDR`, or with JSON logs the same message as a JSON log line (with an `address` field),
+/// so that a log collector reading both streams of a container gets nothing but JSON.
+fn announce(format: LogFormat, addr: std::net::SocketAddr) {
+    let address = format!("http://{addr}");
+    match format {
+        LogFormat::Text => println!("listening on {address}"),
+        LogFormat::Json => {
+            let stdout = tracing_subscriber::fmt()
+                .with_writer(std::io::stdout)
+                .with_ansi(false)
+                .json()
+                .flatten_event(true)
+                .finish();
+            tracing::subscriber::with_default(stdout, || {
+                tracing::info!(address = %address, "listening on {address}");
+            });
+        }
+    }
 }
 
 /// Logs go to standard error (standard output carries only the `listening on` line), readable or
