@@ -620,6 +620,32 @@ impl Client {
         );
     }
 
+    /// Joins room `room` through `base` as the holder of `token`, trying again until a server
+    /// there answers with the room (one that does not serve it yet answers 503, or relays to a
+    /// node that is gone), within `within`.
+    pub async fn rejoin(base: &str, room: &str, token: &str, within: Duration) -> Client {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if let Ok((mut client, _)) = Client::join(base, room).await {
+                let hello = client
+                    .request(ClientMessage::Hello {
+                        seat_tokens: vec![token.to_owned()],
+                        host_token: None,
+                        since: None,
+                    })
+                    .await;
+                if matches!(hello, ServerMessage::Ack { .. }) {
+                    return client;
+                }
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{base} never served {room}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Reads until the server closes the connection: the messages that came first, and the close
     /// code (`None` if the connection ended without a close frame). Panics after [`WAIT`].
     pub async fn until_closed(&mut self) -> (Vec<ServerMessage>, Option<u16>) {

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use fourkings_protocol::{ClientMessage, ServerMessage, SettingsPatch};
+use fourkings_protocol::{ServerMessage, SettingsPatch};
 use fourkings_tests::postgres::TestPostgres;
 use fourkings_tests::{Client, ServerProcess, Table, WAIT, eventually, seat};
 
@@ -39,29 +39,6 @@ fn signal(process: &ServerProcess, signal: &str) {
         .status()
         .expect("kill runs");
     assert!(sent.success());
-}
-
-/// Joins room `room` through `base` as the holder of `token`, trying again until the node
-/// answers with the room (a node that does not serve it yet answers 503, or relays to a node
-/// that is gone), within the wait.
-async fn rejoin(base: &str, room: &str, token: &str) -> Client {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Ok((mut client, _)) = Client::join(base, room).await {
-            let hello = client
-                .request(ClientMessage::Hello {
-                    seat_tokens: vec![token.to_owned()],
-                    host_token: None,
-                    since: None,
-                })
-                .await;
-            if matches!(hello, ServerMessage::Ack { .. }) {
-                return client;
-            }
-        }
-        assert!(Instant::now() < deadline, "{base} never served {room}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// What the database holds of a room: its lease's node and epoch.
@@ -100,7 +77,7 @@ async fn a_killed_nodes_room_is_adopted_by_another_with_every_acknowledged_move(
         let (_, code) = player.until_closed().await;
         assert_ne!(code, Some(1000), "no orderly close from a killed node");
     }
-    let mut red = rejoin(&other.base, &id, &table.tokens[0]).await;
+    let mut red = Client::rejoin(&other.base, &id, &table.tokens[0], WAIT).await;
     let snapshot = red.snapshot().await;
     let game = snapshot.game.expect("the game goes on");
     assert_eq!(game.move_coordinates, ["h2h4", "b7c7", "g13g12", "m8l8"]);
@@ -141,7 +118,7 @@ async fn an_owner_paused_past_its_lease_loses_the_room_and_writes_nothing_into_i
     })
     .await;
     assert!(ran_out, "the paused owner's lease runs out");
-    let mut yellow = rejoin(&other.base, &id, &table.tokens[2]).await;
+    let mut yellow = Client::rejoin(&other.base, &id, &table.tokens[2], WAIT).await;
     let answer = yellow
         .play_move(seat(2), &table.tokens[2], 2, "g13g12")
         .await;
@@ -187,7 +164,7 @@ async fn sigterm_hands_a_nodes_rooms_over_at_once() {
         assert_eq!(code, Some(1012));
     }
     let told = Instant::now();
-    let mut yellow = rejoin(&other.base, &id, &table.tokens[2]).await;
+    let mut yellow = Client::rejoin(&other.base, &id, &table.tokens[2], WAIT).await;
     let answer = yellow
         .play_move(seat(2), &table.tokens[2], 2, "g13g12")
         .await;
@@ -227,7 +204,7 @@ async fn a_stopping_node_tells_the_people_it_relays_to_reconnect() {
     assert!(stopping.await.unwrap().success());
     let answer = table.play(seat(2), 2, "g13g12").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
-    let mut green = rejoin(&owner.base, &id, &table.tokens[3]).await;
+    let mut green = Client::rejoin(&owner.base, &id, &table.tokens[3], WAIT).await;
     let answer = green.play_move(seat(3), &table.tokens[3], 3, "m8l8").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
 }
@@ -259,7 +236,7 @@ async fn a_node_cut_off_from_its_database_says_so_and_gives_its_rooms_up_after_a
     database.resume();
     let ready = eventually(WAIT, || async { readiness().await == "ready" }).await;
     assert!(ready, "ready again with the database back");
-    let mut blue = rejoin(&node.base, &id, &table.tokens[1]).await;
+    let mut blue = Client::rejoin(&node.base, &id, &table.tokens[1], WAIT).await;
     let answer = blue.play_move(seat(1), &table.tokens[1], 1, "b7c7").await;
     assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
     assert_eq!(stored_moves(&database, &id), "h2h4,b7c7");

@@ -6,7 +6,9 @@
 //! the health check, the data path, the volume; `docker/compose.cluster.yml`'s nodes and the nginx
 //! configuration routing to them. Then the image runs: health, readiness and the health check, a
 //! game over the published port, the volume over a restart, the user, SIGTERM, JSON logs, the
-//! image's size as docker/README.md states it; then `docker/compose.yml` with podman-compose.
+//! image's size as docker/README.md states it; then `docker/compose.yml` with podman-compose, and
+//! `docker/compose.cluster.yml` (PostgreSQL, three nodes, nginx), whose game survives a kill of
+//! the node that owns it.
 //!
 //! Alone: `cargo test -p fourkings-tests --test container` (as root).
 
@@ -16,9 +18,9 @@ use std::process::Command;
 
 use std::time::{Duration, Instant};
 
-use fourkings_protocol::{GameStatus, SettingsPatch, close};
+use fourkings_protocol::{GameStatus, ServerMessage, SettingsPatch, close};
 use fourkings_tests::podman::{IMAGE, Podman, repository as root};
-use fourkings_tests::{Client, Table, eventually, fourkings_binary, listening_address, seat};
+use fourkings_tests::{Client, Table, WAIT, eventually, fourkings_binary, listening_address, seat};
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// Red, Blue, Yellow, Green: one move each.
@@ -721,6 +723,39 @@ struct Project {
 }
 
 impl Project {
+    /// `podman-compose -f file up -d` as project `name`, published on a free port of the host
+    /// (`FOURKINGS_HOST_PORT`); the project and the address of that port.
+    fn up(file: &'static str, name: &str) -> (Project, String) {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let compose = &YamlLoader::load_from_str(&text).expect("valid YAML")[0];
+        let grace = compose["services"]
+            .as_hash()
+            .expect("services")
+            .values()
+            .map(merged)
+            .filter_map(|s| s.get(&Yaml::String("stop_grace_period".into())).map(string))
+            .map(|d| seconds(&d))
+            .fold(10.0, f64::max);
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let project = Project {
+            file,
+            name: format!("{name}-{}", std::process::id()),
+            grace: format!("{grace:.0}"),
+        };
+        let mut up = Podman::get().compose(file, &project.name, &["up", "-d"]);
+        up.env("FOURKINGS_HOST_PORT", port.to_string());
+        fourkings_tests::podman::succeeded("podman-compose up -d", up.output());
+        (project, format!("http://127.0.0.1:{port}"))
+    }
+
+    /// The container of `service`.
+    fn container(&self, service: &str) -> String {
+        format!("{}_{service}_1", self.name)
+    }
+
     fn compose(&self, args: &[&str]) -> String {
         fourkings_tests::podman::succeeded(
             &format!("podman-compose {}", args.join(" ")),
@@ -745,25 +780,9 @@ impl Drop for Project {
 async fn compose_brings_the_server_up_and_down_within_its_grace_period() {
     let podman = Podman::get();
     podman.image();
-    let text = std::fs::read_to_string(root().join("docker/compose.yml")).unwrap();
-    let compose = &YamlLoader::load_from_str(&text).expect("valid YAML")[0];
-    let grace = seconds(&string(
-        &compose["services"]["fourkings"]["stop_grace_period"],
-    ));
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let project = Project {
-        file: "docker/compose.yml",
-        name: format!("fourkings-compose-{}", std::process::id()),
-        grace: format!("{grace:.0}"),
-    };
-    let mut up = podman.compose(project.file, &project.name, &["up", "-d"]);
-    up.env("FOURKINGS_HOST_PORT", port.to_string());
-    fourkings_tests::podman::succeeded("podman-compose up -d", up.output());
-    let container = format!("{}_fourkings_1", project.name);
-    let base = format!("http://127.0.0.1:{port}");
+    let (project, base) = Project::up("docker/compose.yml", "fourkings-compose");
+    let grace: f64 = project.grace.parse().unwrap();
+    let container = project.container("fourkings");
     let answers = eventually(STARTING, || async {
         reqwest::get(format!("{base}/healthz"))
             .await
@@ -817,4 +836,80 @@ async fn compose_brings_the_server_up_and_down_within_its_grace_period() {
         !volumes.contains(&project.name),
         "down -v removes the volume: {volumes}"
     );
+}
+
+/// `docker/compose.cluster.yml` under podman-compose: PostgreSQL, three nodes and nginx. A game is
+/// played through nginx; the node that owns its room is killed (`podman kill`); everyone comes
+/// back through nginx and the game goes on at another node with every acknowledged move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cluster_compose_file_keeps_a_game_through_a_kill_of_its_node() {
+    let podman = Podman::get();
+    podman.image();
+    let (project, base) = Project::up("docker/compose.cluster.yml", "fourkings-cluster");
+    // The nodes start while PostgreSQL does (podman-compose does not wait for its health): a
+    // room can be made once a node and the database are up.
+    let created = eventually(Duration::from_secs(60), || async {
+        reqwest::Client::new()
+            .post(format!("{base}/api/rooms"))
+            .body("{}")
+            .send()
+            .await
+            .is_ok_and(|r| r.status() == 201)
+    })
+    .await;
+    assert!(created, "the cluster makes rooms through nginx at {base}");
+
+    let mut table = Table::seat_four_through(&[&base], &SettingsPatch::default()).await;
+    let id = table.room.id.clone();
+    table.play_opening(&OPENING).await;
+    let sql = |query: &str| {
+        podman.run(&[
+            "exec",
+            &project.container("postgres"),
+            "psql",
+            "--username=fourkings",
+            "--dbname=fourkings",
+            "--tuples-only",
+            "--no-align",
+            "--command",
+            query,
+        ])
+    };
+    let lease = |id: &str| {
+        sql(&format!(
+            "SELECT node || ' ' || epoch FROM leases WHERE room = '{id}'"
+        ))
+    };
+    let held = lease(&id);
+    let (owner, epoch) = held.split_once(' ').expect("a lease: node and epoch");
+    let service = owner
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix(":8080"))
+        .unwrap_or_else(|| panic!("a node of the compose file: {owner}"));
+
+    let killed = Instant::now();
+    podman.run(&["kill", &project.container(service)]);
+    for player in &mut table.players {
+        let (_, code) = player.until_closed().await;
+        assert_ne!(code, Some(1000), "no orderly close from a killed node");
+    }
+    let within = WAIT + Duration::from_secs(20);
+    let mut red = Client::rejoin(&base, &id, &table.tokens[0], within).await;
+    let game = red.snapshot().await.game.expect("the game goes on");
+    assert_eq!(game.move_coordinates, ["h2h4", "b7c7", "g13g12", "m8l8"]);
+    let answer = red.play_move(seat(0), &table.tokens[0], 4, "h4h5").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    eprintln!(
+        "{service} killed: a move accepted again {:.1} s later",
+        killed.elapsed().as_secs_f64()
+    );
+    let adopted = lease(&id);
+    let (_, new_epoch) = adopted.split_once(' ').expect("a lease");
+    assert!(
+        new_epoch.parse::<u64>().unwrap() > epoch.parse::<u64>().unwrap(),
+        "another lease holds the room: {held} then {adopted}"
+    );
+    red.close().await;
+    drop(table);
+    project.compose(&["down", "-v", "-t", &project.grace]);
 }
