@@ -626,7 +626,12 @@ impl Client {
     pub async fn rejoin(base: &str, room: &str, token: &str, within: Duration) -> Client {
         let deadline = std::time::Instant::now() + within;
         loop {
-            if let Ok((mut client, _)) = Client::join(base, room).await {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            // An attempt that hangs (a proxy waiting on a node that is gone) is given up at the
+            // deadline, not waited out.
+            if let Ok(Ok((mut client, _))) =
+                tokio::time::timeout(left, Client::join(base, room)).await
+            {
                 let hello = client
                     .request(ClientMessage::Hello {
                         seat_tokens: vec![token.to_owned()],

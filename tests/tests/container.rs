@@ -536,13 +536,7 @@ impl Container {
     /// Waits until `/healthz` answers 200 through the published port; the base address.
     async fn answering(&self) -> String {
         let base = self.base();
-        let answers = eventually(STARTING, || async {
-            reqwest::get(format!("{base}/healthz"))
-                .await
-                .is_ok_and(|r| r.status() == 200)
-        })
-        .await;
-        if !answers {
+        if !answers(&base).await {
             let logs = self.podman.command(&["logs", &self.name]).output();
             panic!("{} does not answer at {base}: {logs:?}", self.name);
         }
@@ -582,6 +576,37 @@ async fn game_at(base: &str, room: &str) -> (GameStatus, Vec<String>) {
     client.close().await;
     let moves = snapshot.game.map(|g| g.moves).unwrap_or_default();
     (snapshot.status, moves)
+}
+
+/// Four people in a game through `base` while `stop` sends the server SIGTERM: each is told the
+/// server is restarting (1012). How long `stop` took.
+async fn stopped_telling_everyone(base: &str, stop: impl FnOnce() + Send + 'static) -> Duration {
+    let mut table = Table::seat_four_through(&[base], &SettingsPatch::default()).await;
+    table.play_opening(&OPENING[..2]).await;
+    let stopping = tokio::task::spawn_blocking(move || {
+        let began = Instant::now();
+        stop();
+        began.elapsed()
+    });
+    for player in &mut table.players {
+        let frame = player.closed().await.expect("a close frame");
+        assert_eq!(
+            u16::from(frame.code),
+            close::SERVER_RESTARTING.0,
+            "{frame:?}"
+        );
+    }
+    stopping.await.unwrap()
+}
+
+/// Whether `/healthz` answers 200 at `base` within [`STARTING`].
+async fn answers(base: &str) -> bool {
+    eventually(STARTING, || async {
+        reqwest::get(format!("{base}/healthz"))
+            .await
+            .is_ok_and(|r| r.status() == 200)
+    })
+    .await
 }
 
 /// Four people play a game through the published port: four moves, then a resignation.
@@ -661,23 +686,11 @@ async fn the_image_serves_a_game_keeps_it_over_a_restart_and_stops_cleanly() {
 
     // SIGTERM (the image's STOPSIGNAL, sent by podman stop): every client told 1012, the
     // container gone within the drain and the shutdown, exit status 0.
-    let mut table = Table::seat_four_through(&[&base], &SettingsPatch::default()).await;
-    table.play_opening(&OPENING[..2]).await;
     let name = container.name.clone();
-    let stopping = tokio::task::spawn_blocking(move || {
-        let began = Instant::now();
+    let took = stopped_telling_everyone(&base, move || {
         Podman::get().run(&["stop", "--time", "60", &name]);
-        began.elapsed()
-    });
-    for player in &mut table.players {
-        let frame = player.closed().await.expect("a close frame");
-        assert_eq!(
-            u16::from(frame.code),
-            close::SERVER_RESTARTING.0,
-            "{frame:?}"
-        );
-    }
-    let took = stopping.await.unwrap();
+    })
+    .await;
     assert!(
         took < Duration::from_secs(drain + shutdown),
         "stopped in {took:?}, within the drain ({drain} s) and the shutdown ({shutdown} s)"
@@ -783,38 +796,17 @@ async fn compose_brings_the_server_up_and_down_within_its_grace_period() {
     let (project, base) = Project::up("docker/compose.yml", "fourkings-compose");
     let grace: f64 = project.grace.parse().unwrap();
     let container = project.container("fourkings");
-    let answers = eventually(STARTING, || async {
-        reqwest::get(format!("{base}/healthz"))
-            .await
-            .is_ok_and(|r| r.status() == 200)
-    })
-    .await;
-    assert!(answers, "compose's server answers at {base}");
+    assert!(answers(&base).await, "compose's server answers at {base}");
     play_a_game(&base).await;
 
-    let mut table = Table::seat_four_through(&[&base], &SettingsPatch::default()).await;
-    table.play_opening(&OPENING[..2]).await;
-    let stopping = tokio::task::spawn_blocking({
-        let grace = project.grace.clone();
-        let name = project.name.clone();
-        move || {
-            let began = Instant::now();
-            let stop = Podman::get()
-                .compose("docker/compose.yml", &name, &["stop", "-t", &grace])
-                .output();
-            fourkings_tests::podman::succeeded("podman-compose stop", stop);
-            began.elapsed()
-        }
-    });
-    for player in &mut table.players {
-        let frame = player.closed().await.expect("a close frame");
-        assert_eq!(
-            u16::from(frame.code),
-            close::SERVER_RESTARTING.0,
-            "{frame:?}"
-        );
-    }
-    let took = stopping.await.unwrap();
+    let (grace_text, name) = (project.grace.clone(), project.name.clone());
+    let took = stopped_telling_everyone(&base, move || {
+        let stop = Podman::get()
+            .compose("docker/compose.yml", &name, &["stop", "-t", &grace_text])
+            .output();
+        fourkings_tests::podman::succeeded("podman-compose stop", stop);
+    })
+    .await;
     assert!(took.as_secs_f64() < grace, "stopped in {took:?}");
     assert_eq!(
         podman.run(&["inspect", "--format", "{{.State.ExitCode}}", &container]),
@@ -893,7 +885,8 @@ async fn the_cluster_compose_file_keeps_a_game_through_a_kill_of_its_node() {
         let (_, code) = player.until_closed().await;
         assert_ne!(code, Some(1000), "no orderly close from a killed node");
     }
-    let within = WAIT + Duration::from_secs(20);
+    // The node's lease (5 s, the default) runs out, then a node adopts the room.
+    let within = WAIT + Duration::from_secs(5);
     let mut red = Client::rejoin(&base, &id, &table.tokens[0], within).await;
     let game = red.snapshot().await.game.expect("the game goes on");
     assert_eq!(game.move_coordinates, ["h2h4", "b7c7", "g13g12", "m8l8"]);
