@@ -51,7 +51,7 @@ export async function startServer(extraArgs = []) {
   const dataDir = mkdtempSync(join(tmpdir(), "fourkings-browser-"));
   // The tests' defaults, each flag given in `extraArgs` left to it (a flag may be given once).
   const defaults = [
-    ["--grace-seconds", "1.5"],
+    ["--grace-seconds", "3"],
     ["--rate-per-second", "1000"],
     ["--rate-burst", "2000"],
     ["--chat-per-minute", "1000"],
@@ -113,7 +113,7 @@ export async function startCluster(nodes = 3) {
   if (!existsSync(CLUSTER)) {
     throw new Error(`no cluster starter at ${CLUSTER}: run the browser tests with tests/browser/run.sh, which builds it`);
   }
-  const serve = ["--grace-seconds", "1.5", "--rate-per-second", "1000", "--rate-burst", "2000", "--room-creations-per-minute", "0", "--max-connections-per-address", "0", "--max-sockets-per-address", "0"];
+  const serve = ["--grace-seconds", "3", "--rate-per-second", "1000", "--rate-burst", "2000", "--room-creations-per-minute", "0", "--max-connections-per-address", "0", "--max-sockets-per-address", "0"];
   const child = spawn(CLUSTER, ["--server", BINARY, "--nodes", String(nodes), "--", ...serve], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => {

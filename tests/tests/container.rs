@@ -769,19 +769,56 @@ impl Project {
         format!("{}_{service}_1", self.name)
     }
 
-    fn compose(&self, args: &[&str]) -> String {
-        fourkings_tests::podman::succeeded(
-            &format!("podman-compose {}", args.join(" ")),
-            Podman::get().compose(self.file, &self.name, args).output(),
-        )
+    /// The project's containers.
+    fn containers(&self) -> Vec<String> {
+        let label = format!("label=io.podman.compose.project={}", self.name);
+        let ps = Podman::get()
+            .command(&["ps", "--all", "--quiet", "--filter", &label])
+            .output();
+        ps.map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// `podman-compose down -v` with the file's grace period; then what podman-compose 1.0
+    /// leaves behind: the containers' anonymous volumes (the image's `VOLUME /data` of the
+    /// cluster's nodes, which mount nothing there) and the project's network. Whether `down`
+    /// succeeded.
+    fn down(&self) -> bool {
+        let podman = Podman::get();
+        let mut anonymous = Vec::new();
+        for id in self.containers() {
+            let format = "{{range .Mounts}}{{if eq .Type \"volume\"}}{{.Name}} {{end}}{{end}}";
+            if let Ok(out) = podman
+                .command(&["inspect", "--format", format, &id])
+                .output()
+            {
+                let names = String::from_utf8_lossy(&out.stdout).into_owned();
+                anonymous.extend(names.split_whitespace().map(str::to_owned));
+            }
+        }
+        let down = podman
+            .compose(self.file, &self.name, &["down", "-v", "-t", &self.grace])
+            .output()
+            .is_ok_and(|out| out.status.success());
+        for volume in anonymous {
+            let _ = podman
+                .command(&["volume", "rm", "--force", &volume])
+                .output();
+        }
+        let network = format!("{}_default", self.name);
+        let _ = podman
+            .command(&["network", "rm", "--force", &network])
+            .output();
+        down
     }
 }
 
 impl Drop for Project {
     fn drop(&mut self) {
-        let _ = Podman::get()
-            .compose(self.file, &self.name, &["down", "-v", "-t", &self.grace])
-            .output();
+        self.down();
     }
 }
 
@@ -814,15 +851,12 @@ async fn compose_brings_the_server_up_and_down_within_its_grace_period() {
         "the server ended by itself, not killed"
     );
 
-    project.compose(&["down", "-v", "-t", &project.grace]);
-    let left = podman.run(&[
-        "ps",
-        "--all",
-        "--quiet",
-        "--filter",
-        &format!("label=io.podman.compose.project={}", project.name),
-    ]);
-    assert_eq!(left, "", "down removes the container");
+    assert!(project.down(), "podman-compose down");
+    assert_eq!(
+        project.containers(),
+        Vec::<String>::new(),
+        "down removes the container"
+    );
     let volumes = podman.run(&["volume", "ls", "--quiet"]);
     assert!(
         !volumes.contains(&project.name),
@@ -904,5 +938,10 @@ async fn the_cluster_compose_file_keeps_a_game_through_a_kill_of_its_node() {
     );
     red.close().await;
     drop(table);
-    project.compose(&["down", "-v", "-t", &project.grace]);
+    assert!(project.down(), "podman-compose down");
+    assert_eq!(
+        project.containers(),
+        Vec::<String>::new(),
+        "down removes the containers"
+    );
 }

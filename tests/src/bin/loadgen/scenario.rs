@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use fourkings_protocol::{
-    ClientMessage, ClientRequest, CreateRoomResponse, GameClock, SeatIndex, SettingsPatch,
+    ClientMessage, ClientRequest, CpuLevel, CreateRoomResponse, GameClock, SeatIndex, SettingsPatch,
 };
 use futures_util::stream::{SelectAll, SplitSink};
 use futures_util::{SinkExt, StreamExt};
@@ -49,6 +49,9 @@ pub(crate) struct Scenario {
     /// CPU seats in each room (seats 1, 2, 3, in that order); the others are people.
     #[arg(long, default_value_t = 0)]
     pub(crate) cpu_seats: u8,
+    /// The CPU seats' level (the room's own default, medium, unless given).
+    #[arg(long, value_parser = parse_level)]
+    pub(crate) cpu_level: Option<CpuLevel>,
     /// Seconds measured, after the warm-up.
     #[arg(long, default_value_t = 10.0)]
     pub(crate) seconds: f64,
@@ -68,6 +71,12 @@ pub(crate) struct Scenario {
     /// moves they had), and the time from the move before it to the premove's `moved` is measured.
     #[arg(long)]
     pub(crate) premoves: bool,
+}
+
+/// `easy`, `medium` or `hard`, as the protocol spells a level.
+fn parse_level(text: &str) -> Result<CpuLevel, String> {
+    serde_json::from_value(serde_json::Value::String(text.to_owned()))
+        .map_err(|_| format!("{text:?} is not a level: easy, medium or hard"))
 }
 
 /// What a scenario measured.
@@ -482,6 +491,7 @@ async fn play_room(
             increment: 2,
             delay: 0,
         })),
+        cpu_level: scenario.cpu_level,
         ..SettingsPatch::default()
     };
     let set = set_up(&base, &http, &settings, people, connections).await;
