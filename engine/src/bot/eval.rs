@@ -6,7 +6,8 @@
 //! its pieces, pawn progress toward its promotion line, and king safety: enemy pieces near the
 //! king (worse when both enemies of a team gang up on it), the pawn shield, and a check still
 //! pending before its owner's turn. In Teams, pieces of both partners near the same enemy king
-//! earn a coordination bonus.
+//! earn a coordination bonus. Developed pieces count, more when both partners have them, and so
+//! does a knight one jump from checking an enemy king.
 
 use crate::army::Army;
 use crate::board::{ArmyStatus, WALL, at, class, role_bits};
@@ -43,6 +44,50 @@ const TWO_ARMIES_ATTACK: i32 = 150;
 const OFF_BACK_RANK: i32 = 50;
 /// A king whose front lines are open while an enemy has a queen.
 const UNCOVERED: i32 = 75;
+/// A developed piece (a knight off its back rank; a bishop, rook or queen with five moves or
+/// more beyond its army's two back ranks).
+const ACTIVE_PIECE: i32 = 35;
+/// Per pair of developed pieces of two partners: an attack needs both armies.
+const ACTIVE_TOGETHER: i32 = 20;
+/// Moves beyond the two back ranks that make a bishop, rook or queen developed.
+const ACTIVE_MOVES: i32 = 5;
+/// A knight one jump from a square that checks an enemy king.
+const KNIGHT_REACH: i32 = 100;
+
+/// Where two knight jumps lead, by file and rank difference (each from −4 to 4).
+const TWO_JUMPS: [[bool; 9]; 9] = {
+    let jumps = [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ];
+    let mut table = [[false; 9]; 9];
+    let mut i = 0;
+    while i < 8 {
+        let mut j = 0;
+        while j < 8 {
+            let df = jumps[i].0 + jumps[j].0;
+            let dr = jumps[i].1 + jumps[j].1;
+            table[(df + 4) as usize][(dr + 4) as usize] = true;
+            j += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// Whether a knight on `knight` reaches a square that checks a king on `king` in one jump.
+#[inline]
+fn knight_reaches(knight: Square, king: Square) -> bool {
+    let df = king.file() as i32 - knight.file() as i32;
+    let dr = king.rank() as i32 - knight.rank() as i32;
+    df.abs() <= 4 && dr.abs() <= 4 && TWO_JUMPS[(df + 4) as usize][(dr + 4) as usize]
+}
 
 /// Chebyshev distance between two squares.
 #[inline]
@@ -67,15 +112,21 @@ pub(crate) struct ArmyTerms {
     pub(crate) own: [i32; 4],
     /// Danger to each army's king from each enemy army.
     pub(crate) danger: [[i32; 4]; 4],
+    /// Each army's developed pieces (counted with [`Features::activation`]).
+    pub(crate) active: [i32; 4],
 }
 
 /// Which evaluation terms beyond the basic ones are in force (each measured on its own).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Hash)]
 pub(crate) struct Features {
     /// Enemy pieces bearing on the squares around each king, and a king without cover.
     pub(crate) king_zone: bool,
     /// Pieces attacked by lesser enemy pieces.
     pub(crate) threats: bool,
+    /// Developed pieces, more when both partners of a team have them.
+    pub(crate) activation: bool,
+    /// Knights one jump from checking an enemy king.
+    pub(crate) knight_reach: bool,
 }
 
 /// The terms of every army in play (grey pieces are worth nothing to anyone).
@@ -85,6 +136,7 @@ pub(crate) fn army_terms(pos: &Position, promotion_rank: u8, features: Features)
     let mut terms = ArmyTerms {
         own: [0; 4],
         danger: [[0; 4]; 4],
+        active: [0; 4],
     };
     let size = pos.kind.size() as i32;
     let kings: [Option<Square>; 4] = Army::ALL.map(|a| {
@@ -126,13 +178,36 @@ pub(crate) fn army_terms(pos: &Position, promotion_rank: u8, features: Features)
                 }
                 r => {
                     queens[a] |= r == Role::Queen as u8;
-                    let (moves, threats) = match &mut zones {
-                        Some(zones) => mobility(pos, cls, sq, r, |to| {
+                    let mut forward = 0;
+                    // A knight's development is where it stands, not where it goes.
+                    let count_forward = features.activation && r != Role::Knight as u8;
+                    let mut bears_on = |to: Square, reached: bool| {
+                        if let Some(zones) = &mut zones {
                             zones.attack(to, a, r, enemies);
-                        }),
-                        None => mobility(pos, cls, sq, r, |_| {}),
+                        }
+                        if reached && count_forward && pos.kind.own_rank(army, to) >= 2 {
+                            forward += 1;
+                        }
                     };
+                    let (moves, threats) = mobility(pos, cls, sq, r, &mut bears_on);
                     score += moves * MOBILITY[r as usize];
+                    if features.activation {
+                        let developed = if r == Role::Knight as u8 {
+                            pos.kind.own_rank(army, sq) != 0
+                        } else {
+                            forward >= ACTIVE_MOVES
+                        };
+                        terms.active[a] += i32::from(developed);
+                    }
+                    if features.knight_reach && r == Role::Knight as u8 {
+                        for (victim, king) in kings.iter().enumerate() {
+                            if let Some(king) = *king {
+                                if enemies & 1 << victim != 0 && knight_reaches(sq, king) {
+                                    score += KNIGHT_REACH;
+                                }
+                            }
+                        }
+                    }
                     if features.threats {
                         score += threats * THREAT;
                     }
@@ -318,7 +393,7 @@ fn mobility(
     cls: &[u16; 256],
     from: Square,
     role: u8,
-    mut bears_on: impl FnMut(Square),
+    mut bears_on: impl FnMut(Square, bool),
 ) -> (i32, i32) {
     use class::{CAPTURE, EMPTY};
     let mut n = 0;
@@ -333,10 +408,11 @@ fn mobility(
         for &j in &KNIGHT_JUMPS {
             let to = step(from, j);
             let code = at(&pos.cells, to);
-            // A wall is in no king's zone: no need to tell it apart.
-            bears_on(to);
             let f = cls[code as usize];
-            if f & (EMPTY | CAPTURE) != 0 {
+            let reached = f & (EMPTY | CAPTURE) != 0;
+            // A wall is in no king's zone: no need to tell it apart.
+            bears_on(to, reached);
+            if reached {
                 n += 1;
             }
             if f & CAPTURE != 0 {
@@ -354,9 +430,9 @@ fn mobility(
         let mut to = step(from, d);
         loop {
             let code = at(&pos.cells, to);
-            // A wall is in no king's zone: no need to tell it apart.
-            bears_on(to);
             let f = cls[code as usize];
+            // A wall is in no king's zone: no need to tell it apart.
+            bears_on(to, f & (EMPTY | CAPTURE) != 0);
             if f & EMPTY != 0 {
                 n += 1;
                 to = step(to, d);
@@ -438,6 +514,11 @@ impl Perspective {
             v -= total * (1 + attackers) / 2;
             if army != pos.turn && pos.is_check(army) {
                 v -= PENDING_CHECK;
+            }
+            v += terms.active[a] * ACTIVE_PIECE;
+            if self.format == Format::Teams {
+                // Half the pair's bonus to each partner.
+                v += terms.active[a] * terms.active[army.opposite().index()] * ACTIVE_TOGETHER / 2;
             }
             if self.format == Format::Teams {
                 // Both partners near the same enemy king.
@@ -527,11 +608,72 @@ mod tests {
                     features: Features {
                         king_zone: true,
                         threats: true,
+                        activation: true,
+                        knight_reach: true,
                     },
                 };
                 assert_eq!(p.evaluate(&pos, &[0; 4]), 0, "{preset} {root}");
             }
         }
+    }
+
+    #[test]
+    fn a_knight_reaches_a_checking_square_from_two_jumps_away_only() {
+        let sq = |file: u8, rank: u8| Square::new(file, rank).unwrap();
+        let knight = sq(6, 6);
+        // Two jumps: along a line, beside it, on the diagonal.
+        for (file, rank) in [(6, 10), (8, 6), (7, 7), (9, 9), (10, 8), (5, 3)] {
+            assert!(knight_reaches(knight, sq(file, rank)), "{file} {rank}");
+        }
+        // One jump (the knight checks already), one step, or too far.
+        for (file, rank) in [(7, 8), (7, 6), (6, 7), (10, 10), (6, 11), (11, 6)] {
+            assert!(!knight_reaches(knight, sq(file, rank)), "{file} {rank}");
+        }
+    }
+
+    #[test]
+    fn developed_pieces_count_and_count_more_when_both_partners_have_them() {
+        let rules = Preset::Teams.rules();
+        let mut game = crate::Game::new(rules).unwrap();
+        let view = |root, activation| Perspective {
+            root,
+            format: rules.format,
+            promotion_rank: rules.promotion_rank,
+            features: Features {
+                activation,
+                ..Features::default()
+            },
+        };
+        let developed = |game: &crate::Game, root| {
+            let pos = game.position();
+            view(root, true).evaluate(pos, &[0; 4]) - view(root, false).evaluate(pos, &[0; 4])
+        };
+        assert_eq!(developed(&game, Army::Red), 0);
+        // A knight out for Red, a pawn for Blue, a knight out for Yellow.
+        for knight in [true, false, true] {
+            let pos = game.position();
+            let mv = game
+                .legal_moves()
+                .iter()
+                .copied()
+                .find(|m| (role_bits(at(&pos.cells, m.from())) == Role::Knight as u8) == knight)
+                .unwrap();
+            game.play(game.to_move().unwrap(), mv).unwrap();
+        }
+        let terms = army_terms(
+            game.position(),
+            rules.promotion_rank,
+            view(Army::Red, true).features,
+        );
+        assert_eq!(terms.active, [1, 0, 1, 0]);
+        assert_eq!(
+            developed(&game, Army::Red),
+            2 * ACTIVE_PIECE + ACTIVE_TOGETHER
+        );
+        assert_eq!(
+            developed(&game, Army::Blue),
+            -(2 * ACTIVE_PIECE + ACTIVE_TOGETHER)
+        );
     }
 
     /// The zone's danger as first written: the attackers of each square looked up afresh.
@@ -590,7 +732,7 @@ mod tests {
                                 }
                             } else if role != Role::King as u8 {
                                 let cls = &pos.classes[army.index()];
-                                mobility(pos, cls, sq, role, |to| {
+                                mobility(pos, cls, sq, role, |to, _| {
                                     zones.attack(to, army.index(), role, enemies)
                                 });
                             }

@@ -146,6 +146,11 @@ pub struct SearchOptions {
     pub king_zone: bool,
     /// Evaluation: pieces attacked by clearly lesser enemy pieces.
     pub threats: bool,
+    /// Evaluation: developed pieces, more when both partners of a team have them (Teams and
+    /// Duo).
+    pub activation: bool,
+    /// Evaluation: knights one jump from a square that checks an enemy king (Teams and Duo).
+    pub knight_reach: bool,
 }
 
 impl SearchOptions {
@@ -162,10 +167,12 @@ impl SearchOptions {
         use_all_time: true,
         king_zone: true,
         threats: true,
+        activation: true,
+        knight_reach: true,
     };
 
     /// The short name of every option, as `fourkings arena` writes them (`hard/+null/-lmr`).
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 13] = [
         "lmr",
         "null",
         "aspiration",
@@ -177,6 +184,8 @@ impl SearchOptions {
         "alltime",
         "kingzone",
         "threats",
+        "activation",
+        "knightreach",
     ];
 
     fn field(&mut self, name: &str) -> Option<&mut bool> {
@@ -192,6 +201,8 @@ impl SearchOptions {
             "alltime" => &mut self.use_all_time,
             "kingzone" => &mut self.king_zone,
             "threats" => &mut self.threats,
+            "activation" => &mut self.activation,
+            "knightreach" => &mut self.knight_reach,
             _ => return None,
         })
     }

@@ -317,6 +317,8 @@ fn searcher<'a>(
     options: SearchOptions,
     memory: (tt::Table, ordering::Heuristics),
 ) -> Searcher<'a> {
+    // Development and knights' reach measured as a loss in free-for-all (engine README).
+    let sides = root.rules.format != Format::FreeForAll;
     let view = Perspective {
         root: army,
         format: root.rules.format,
@@ -324,6 +326,8 @@ fn searcher<'a>(
         features: eval::Features {
             king_zone: options.king_zone,
             threats: options.threats,
+            activation: options.activation && sides,
+            knight_reach: options.knight_reach && sides,
         },
     };
     let state = GameState::new(

@@ -879,7 +879,7 @@ fn table_salt(view: &Perspective, rules: &RuleSet) -> u64 {
         _ => view.root.index(),
     };
     let mut hasher = std::hash::DefaultHasher::new();
-    (side, rules, view.features.king_zone, view.features.threats).hash(&mut hasher);
+    (side, rules, view.features).hash(&mut hasher);
     hasher.finish()
 }
 
