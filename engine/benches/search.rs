@@ -24,34 +24,49 @@ fn positions() -> Vec<(&'static str, Game)> {
     let teams = Preset::Teams.rules();
     let mut out = vec![("teams-start", Game::new(teams).unwrap())];
     // An opening and a middlegame reached by the bot itself at a small budget (deterministic).
-    let mut game = Game::new(teams).unwrap();
-    let quick = Bot::new(Level::Medium);
-    for ply in 0..24 {
-        let root = SearchRoot::from_game(&game).unwrap();
-        let mv = quick
-            .choose(&root, &SearchLimits::nodes(3_000), ply)
-            .unwrap()
-            .mv;
-        game.play(game.to_move().unwrap(), mv).unwrap();
-        if ply == 7 {
-            out.push(("teams-opening", game.clone()));
-        }
-    }
-    out.push(("teams-middlegame", game));
-    let mut ffa = Game::new(Preset::Ffa.rules()).unwrap();
-    for ply in 0..24 {
-        let root = SearchRoot::from_game(&ffa).unwrap();
-        let mv = quick
-            .choose(&root, &SearchLimits::nodes(3_000), ply)
-            .unwrap()
-            .mv;
-        ffa.play(ffa.to_move().unwrap(), mv).unwrap();
-    }
-    out.push(("ffa-middlegame", ffa));
+    let game = played(teams, 24);
+    out.push(("teams-opening", game[7].clone()));
+    out.push(("teams-middlegame", game[23].clone()));
+    out.push((
+        "ffa-middlegame",
+        played(Preset::Ffa.rules(), 24)[23].clone(),
+    ));
     for (name, game) in &out {
         assert!(!game.is_over(), "{name} must be a position to search");
     }
     out
+}
+
+/// The positions after each of the first `plies` plies of a game the bot plays against itself
+/// at a small budget: the first game, by the first move's place among the legal moves, still
+/// going at the end (a quick search can blunder into a mate, and an evaluation change can move
+/// where).
+fn played(rules: fourkings_engine::RuleSet, plies: usize) -> Vec<Game> {
+    let quick = Bot::new(Level::Medium);
+    (0..20)
+        .find_map(|first: usize| {
+            let mut game = Game::new(rules).unwrap();
+            let mut seen = Vec::with_capacity(plies);
+            for ply in 0..plies {
+                if game.is_over() {
+                    return None;
+                }
+                let mv = if ply == 0 {
+                    let moves = game.legal_moves();
+                    moves[first % moves.len()]
+                } else {
+                    let root = SearchRoot::from_game(&game).unwrap();
+                    quick
+                        .choose(&root, &SearchLimits::nodes(3_000), ply as u64)
+                        .unwrap()
+                        .mv
+                };
+                game.play(game.to_move().unwrap(), mv).unwrap();
+                seen.push(game.clone());
+            }
+            (!game.is_over()).then_some(seen)
+        })
+        .expect("one of the first 20 openings lasts")
 }
 
 /// The hard level with only a node budget: the same work on any machine.
