@@ -54,26 +54,14 @@ const ACTIVE_MOVES: i32 = 5;
 /// A knight one jump from a square that checks an enemy king.
 const KNIGHT_REACH: i32 = 100;
 
-/// Where two knight jumps lead, by file and rank difference (each from −4 to 4).
-const TWO_JUMPS: [[bool; 9]; 9] = {
-    let jumps = [
-        (1, 2),
-        (2, 1),
-        (2, -1),
-        (1, -2),
-        (-1, -2),
-        (-2, -1),
-        (-2, 1),
-        (-1, 2),
-    ];
-    let mut table = [[false; 9]; 9];
+/// The cell offsets two knight jumps lead to, from −66 to 66 (index: offset + 66).
+const TWO_JUMPS: [bool; 133] = {
+    let mut table = [false; 133];
     let mut i = 0;
-    while i < 8 {
+    while i < KNIGHT_JUMPS.len() {
         let mut j = 0;
-        while j < 8 {
-            let df = jumps[i].0 + jumps[j].0;
-            let dr = jumps[i].1 + jumps[j].1;
-            table[(df + 4) as usize][(dr + 4) as usize] = true;
+        while j < KNIGHT_JUMPS.len() {
+            table[(KNIGHT_JUMPS[i] as i32 + KNIGHT_JUMPS[j] as i32 + 66) as usize] = true;
             j += 1;
         }
         i += 1;
@@ -84,9 +72,10 @@ const TWO_JUMPS: [[bool; 9]; 9] = {
 /// Whether a knight on `knight` reaches a square that checks a king on `king` in one jump.
 #[inline]
 fn knight_reaches(knight: Square, king: Square) -> bool {
-    let df = king.file() as i32 - knight.file() as i32;
-    let dr = king.rank() as i32 - knight.rank() as i32;
-    df.abs() <= 4 && dr.abs() <= 4 && TWO_JUMPS[(df + 4) as usize][(dr + 4) as usize]
+    // Two jumps move at most four files; further apart, an offset would wrap to the next rank.
+    let files = (king.file() as i32 - knight.file() as i32).abs();
+    let offset = king.cell() as i32 - knight.cell() as i32;
+    files <= 4 && offset.abs() <= 66 && TWO_JUMPS[(offset + 66) as usize]
 }
 
 /// Chebyshev distance between two squares.
@@ -629,6 +618,9 @@ mod tests {
         for (file, rank) in [(7, 8), (7, 6), (6, 7), (10, 10), (6, 11), (11, 6)] {
             assert!(!knight_reaches(knight, sq(file, rank)), "{file} {rank}");
         }
+        // Twelve files over and a rank up is the same cell offset as four back and two up.
+        assert!(knight_reaches(sq(4, 5), sq(0, 7)));
+        assert!(!knight_reaches(sq(0, 5), sq(12, 6)));
     }
 
     #[test]
