@@ -7,7 +7,8 @@
 //! king (worse when both enemies of a team gang up on it), the pawn shield, and a check still
 //! pending before its owner's turn. In Teams, pieces of both partners near the same enemy king
 //! earn a coordination bonus. Developed pieces count, more when both partners have them, and so
-//! does a knight one jump from checking an enemy king.
+//! do a knight one jump from checking an enemy king, pieces that attack greater enemy pieces, and
+//! rooks in the middle of the board or with no pawn ahead.
 
 use crate::army::Army;
 use crate::board::{ArmyStatus, WALL, at, class, role_bits};
@@ -53,6 +54,10 @@ const ACTIVE_TOGETHER: i32 = 20;
 const ACTIVE_MOVES: i32 = 5;
 /// A knight one jump from a square that checks an enemy king.
 const KNIGHT_REACH: i32 = 100;
+/// A rook in the middle of the board (four squares or more from every edge).
+const ROOK_CENTRAL: i32 = 50;
+/// A rook elsewhere with no pawn in the six squares ahead of it.
+const ROOK_OPEN: i32 = 25;
 
 /// The cell offsets two knight jumps lead to, from −66 to 66 (index: offset + 66).
 const TWO_JUMPS: [bool; 133] = {
@@ -116,6 +121,10 @@ pub(crate) struct Features {
     pub(crate) activation: bool,
     /// Knights one jump from checking an enemy king.
     pub(crate) knight_reach: bool,
+    /// Threats at twice their weight (measured as a gain in Teams only).
+    pub(crate) heavy_threats: bool,
+    /// Rooks in the middle of the board, or with no pawn ahead.
+    pub(crate) rooks: bool,
 }
 
 /// The terms of every army in play (grey pieces are worth nothing to anyone).
@@ -126,6 +135,11 @@ pub(crate) fn army_terms(pos: &Position, promotion_rank: u8, features: Features)
         own: [0; 4],
         danger: [[0; 4]; 4],
         active: [0; 4],
+    };
+    let threat_weight = if features.heavy_threats {
+        2 * THREAT
+    } else {
+        THREAT
     };
     let size = pos.kind.size() as i32;
     let kings: [Option<Square>; 4] = Army::ALL.map(|a| {
@@ -154,7 +168,7 @@ pub(crate) fn army_terms(pos: &Position, promotion_rank: u8, features: Features)
                 r if r == Role::Pawn as u8 => {
                     score += pawn_progress(pos, army, sq, promotion_rank);
                     if features.threats {
-                        score += pawn_threats(pos, army, sq) * THREAT;
+                        score += pawn_threats(pos, army, sq) * threat_weight;
                     }
                     if let Some(zones) = &mut zones {
                         for d in pawn_captures(army) {
@@ -198,10 +212,12 @@ pub(crate) fn army_terms(pos: &Position, promotion_rank: u8, features: Features)
                         }
                     }
                     if features.threats {
-                        score += threats * THREAT;
+                        score += threats * threat_weight;
                     }
                     if r != Role::Rook as u8 {
                         score += centrality(sq, size) * 2;
+                    } else if features.rooks {
+                        score += rook_placement(pos, army, sq, size);
                     }
                     // Crowding enemy kings.
                     for (victim, king) in kings.iter().enumerate() {
@@ -437,6 +453,27 @@ fn mobility(
     (n, threats)
 }
 
+/// A rook's place: in the middle of the board, or on a line that no pawn blocks ahead.
+#[inline]
+fn rook_placement(pos: &Position, army: Army, sq: Square, size: i32) -> i32 {
+    let middle = 4..=size - 5;
+    if middle.contains(&(sq.file() as i32)) && middle.contains(&(sq.rank() as i32)) {
+        return ROOK_CENTRAL;
+    }
+    let mut ahead = sq;
+    for _ in 0..6 {
+        ahead = step(ahead, pawn_forward(army));
+        let code = at(&pos.cells, ahead);
+        if code & WALL != 0 {
+            break;
+        }
+        if code != 0 && role_bits(code) == Role::Pawn as u8 {
+            return 0;
+        }
+    }
+    ROOK_OPEN
+}
+
 /// A pawn's progress toward its promotion line: slow at first, then urgent.
 #[inline]
 pub(crate) fn pawn_progress(pos: &Position, army: Army, sq: Square, promotion_rank: u8) -> i32 {
@@ -599,11 +636,28 @@ mod tests {
                         threats: true,
                         activation: true,
                         knight_reach: true,
+                        heavy_threats: true,
+                        rooks: true,
                     },
                 };
                 assert_eq!(p.evaluate(&pos, &[0; 4]), 0, "{preset} {root}");
             }
         }
+    }
+
+    #[test]
+    fn a_rook_counts_in_the_middle_or_with_no_pawn_ahead() {
+        let pos = Position::new(&Preset::Teams.rules()).unwrap();
+        let placed = |army, name: &str| rook_placement(&pos, army, name.parse().unwrap(), 14);
+        assert_eq!(placed(Army::Red, "g7"), ROOK_CENTRAL);
+        assert_eq!(placed(Army::Yellow, "j10"), ROOK_CENTRAL);
+        // Behind its own pawn, or with an enemy pawn in the six squares ahead.
+        assert_eq!(placed(Army::Red, "d1"), 0);
+        assert_eq!(placed(Army::Blue, "a4"), 0);
+        assert_eq!(placed(Army::Red, "d8"), 0);
+        // Nothing but pieces ahead before the board's edge, or the pawn seven squares on.
+        assert_eq!(placed(Army::Red, "a6"), ROOK_OPEN);
+        assert_eq!(placed(Army::Red, "d6"), ROOK_OPEN);
     }
 
     #[test]

@@ -151,6 +151,10 @@ pub struct SearchOptions {
     pub activation: bool,
     /// Evaluation: knights one jump from a square that checks an enemy king (Teams and Duo).
     pub knight_reach: bool,
+    /// Evaluation: threats weigh twice as much (Teams).
+    pub heavy_threats: bool,
+    /// Evaluation: rooks in the middle of the board, or with no pawn ahead (Teams and Duo).
+    pub rooks: bool,
 }
 
 impl SearchOptions {
@@ -169,10 +173,12 @@ impl SearchOptions {
         threats: true,
         activation: true,
         knight_reach: true,
+        heavy_threats: true,
+        rooks: true,
     };
 
     /// The short name of every option, as `fourkings arena` writes them (`hard/+null/-lmr`).
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 15] = [
         "lmr",
         "null",
         "aspiration",
@@ -186,6 +192,8 @@ impl SearchOptions {
         "threats",
         "activation",
         "knightreach",
+        "heavythreats",
+        "rooks",
     ];
 
     fn field(&mut self, name: &str) -> Option<&mut bool> {
@@ -203,6 +211,8 @@ impl SearchOptions {
             "threats" => &mut self.threats,
             "activation" => &mut self.activation,
             "knightreach" => &mut self.knight_reach,
+            "heavythreats" => &mut self.heavy_threats,
+            "rooks" => &mut self.rooks,
             _ => return None,
         })
     }

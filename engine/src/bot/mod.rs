@@ -317,8 +317,10 @@ fn searcher<'a>(
     options: SearchOptions,
     memory: (tt::Table, ordering::Heuristics),
 ) -> Searcher<'a> {
-    // Development and knights' reach measured as a loss in free-for-all (engine README).
+    // Development and knights' reach measured as a loss in free-for-all, rooks' placement as no
+    // gain there, heavier threats as a loss in free-for-all and Duo (engine README).
     let sides = root.rules.format != Format::FreeForAll;
+    let teams = root.rules.format == Format::Teams;
     let view = Perspective {
         root: army,
         format: root.rules.format,
@@ -328,6 +330,8 @@ fn searcher<'a>(
             threats: options.threats,
             activation: options.activation && sides,
             knight_reach: options.knight_reach && sides,
+            heavy_threats: options.heavy_threats && teams,
+            rooks: options.rooks && sides,
         },
     };
     let state = GameState::new(
