@@ -318,6 +318,34 @@ pub struct Row {
     pub interval: (f64, f64),
     /// Free-for-all: mean points per game.
     pub mean_points: Option<f64>,
+    /// The mean depth its searches finished (ours) or last reported (the other engine's
+    /// `info depth`), if it searched and said.
+    pub mean_depth: Option<f64>,
+}
+
+/// The depths one contender's searches reached.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct DepthTally {
+    /// The depths, added up.
+    plies: u64,
+    /// The searches that gave one.
+    searches: u64,
+}
+
+impl DepthTally {
+    fn record(&mut self, depth: u32) {
+        self.plies += u64::from(depth);
+        self.searches += 1;
+    }
+
+    fn add(&mut self, other: DepthTally) {
+        self.plies += other.plies;
+        self.searches += other.searches;
+    }
+
+    fn mean(self) -> Option<f64> {
+        (self.searches > 0).then(|| self.plies as f64 / self.searches as f64)
+    }
 }
 
 /// What a match found.
@@ -429,6 +457,14 @@ impl Report {
             "{} games ended at the move limit; {:.0} plies per game on average",
             self.move_limit_games, self.mean_plies
         );
+        let depths: Vec<String> = self
+            .rows
+            .iter()
+            .filter_map(|r| Some(format!("{} {:.1}", r.contender, r.mean_depth?)))
+            .collect();
+        if !depths.is_empty() {
+            let _ = writeln!(out, "depth reached on average: {}", depths.join(", "));
+        }
         if let (Some(clock), Some(uses)) = (self.setup.clock, &self.clock_use) {
             let _ = writeln!(out, "clock {clock}, each seat its own bank:");
             for (row, u) in self.rows.iter().zip(uses) {
@@ -515,6 +551,8 @@ struct GameResult {
     differing: Vec<String>,
     /// On a clock: how each contender spent it.
     clock_use: Vec<ClockUse>,
+    /// The depths each contender's searches reached.
+    depths: Vec<DepthTally>,
 }
 
 /// Plays the match.
@@ -653,6 +691,7 @@ fn play_game(setup: &Match, rules: RuleSet, i: usize) -> GameResult {
         disagreements: players.other.disagreements,
         differing: std::mem::take(&mut players.other.differing),
         clock_use,
+        depths: players.depths,
     }
 }
 
@@ -749,6 +788,8 @@ struct Players<'a> {
     other: OtherEngine,
     /// Nodes the bots searched.
     nodes: u64,
+    /// The depths each contender's searches reached.
+    depths: Vec<DepthTally>,
 }
 
 impl<'a> Players<'a> {
@@ -772,6 +813,7 @@ impl<'a> Players<'a> {
             opening: ChaCha8Rng::seed_from_u64(opening_seed),
             other: OtherEngine::default(),
             nodes: 0,
+            depths: vec![DepthTally::default(); setup.contenders.len()],
         }
     }
 
@@ -797,13 +839,18 @@ impl<'a> Players<'a> {
                 .choose_with(&mut self.memories[who], &root, limits, seed)
                 .expect("a seat to move with moves");
             self.nodes += result.nodes;
+            self.depths[who].record(u32::from(result.depth));
             return Ok(result.mv);
         }
         if setup.contenders[who] == Contender::Engine {
             // On a clock, the other engine is given what our bot would aim at (4pchess reads
             // no clock).
             let movetime = limits.target.or(setup.movetime);
-            return self.other.choose(setup, game, history, movetime);
+            let (mv, depth) = self.other.choose(setup, game, history, movetime)?;
+            if let Some(depth) = depth {
+                self.depths[who].record(depth);
+            }
+            return Ok(mv);
         }
         let mut rng = ChaCha8Rng::seed_from_u64(setup.seed ^ u64::from(ply) ^ i as u64);
         Ok(moves[rng.random_range(0..moves.len())])
@@ -822,15 +869,15 @@ struct OtherEngine {
 }
 
 impl OtherEngine {
-    /// The engine's move in `game` (reached by `history`): an error when it fails or names a
-    /// move that is not legal.
+    /// The engine's move in `game` (reached by `history`) and the depth it said it reached: an
+    /// error when it fails or names a move that is not legal.
     fn choose(
         &mut self,
         setup: &Match,
         game: &Game,
         history: &[String],
         movetime: Option<Duration>,
-    ) -> Result<fourkings_engine::Move, String> {
+    ) -> Result<(fourkings_engine::Move, Option<u32>), String> {
         let engine = match &mut self.running {
             Some(engine) => engine,
             None => {
@@ -857,8 +904,10 @@ impl OtherEngine {
             }
         }
         let movetime = movetime.unwrap_or(Duration::from_millis(300));
-        let text = engine.go(movetime).map_err(|e| e.to_string())?;
-        read_move(game, &text).ok_or_else(|| format!("{text:?} is not a legal move"))
+        let reply = engine.go(movetime).map_err(|e| e.to_string())?;
+        let mv = read_move(game, &reply.text)
+            .ok_or_else(|| format!("{:?} is not a legal move", reply.text))?;
+        Ok((mv, reply.depth))
     }
 }
 
@@ -893,6 +942,13 @@ fn summarise(setup: &Match, results: &mut [GameResult], elapsed: Duration) -> Re
                 interval: wilson(mean, games),
                 mean_points: ffa
                     .then(|| results.iter().map(|r| f64::from(r.points[c])).sum::<f64>() / games),
+                mean_depth: results
+                    .iter()
+                    .fold(DepthTally::default(), |mut all, r| {
+                        all.add(r.depths[c]);
+                        all
+                    })
+                    .mean(),
             }
         })
         .collect();
@@ -1015,6 +1071,16 @@ mod tests {
         );
         let table = report.table();
         assert!(table.contains("95% interval") && table.contains("games per second"));
+        // The bot's searches say how deep they went; random plays without searching.
+        assert!(
+            report.rows[0].mean_depth.is_some_and(|d| d >= 1.0),
+            "{table}"
+        );
+        assert_eq!(report.rows[1].mean_depth, None, "{table}");
+        assert!(
+            table.contains("depth reached on average: easy:600 "),
+            "{table}"
+        );
         // Every game is recorded, in order, with its contenders' seats, and reads back to the
         // same end.
         assert_eq!(report.records.len(), 4);

@@ -59,6 +59,30 @@ pub enum EngineError {
     Closed,
 }
 
+/// An engine's answer to `go`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineMove {
+    /// The move, as the engine wrote it after `bestmove`.
+    pub text: String,
+    /// The depth of the engine's last `info … depth N …` line, if it wrote one.
+    pub depth: Option<u32>,
+}
+
+/// The `N` of an `info … depth N …` line.
+fn info_depth(line: &str) -> Option<u32> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("info") {
+        return None;
+    }
+    // `info string …` is free text, whatever words it holds.
+    words
+        .take_while(|w| *w != "string")
+        .skip_while(|w| *w != "depth")
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
 /// A running engine.
 pub struct UciEngine {
     child: Child,
@@ -165,16 +189,19 @@ impl UciEngine {
     }
 
     /// The engine's move in the position set, with `movetime` to think: its `bestmove`, as it
-    /// wrote it.
-    pub fn go(&mut self, movetime: Duration) -> Result<String, EngineError> {
+    /// wrote it, and the depth its last `info` line gave.
+    pub fn go(&mut self, movetime: Duration) -> Result<EngineMove, EngineError> {
         self.send(&format!("go movetime {}", movetime.as_millis()))?;
         let lines = self.until("bestmove", movetime + GRACE)?;
         let last = lines.last().map(String::as_str).unwrap_or_default();
-        Ok(last
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or_default()
-            .to_owned())
+        Ok(EngineMove {
+            text: last
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or_default()
+                .to_owned(),
+            depth: lines.iter().rev().find_map(|line| info_depth(line)),
+        })
     }
 
     /// How many legal moves the engine counts in its current position, if it says (4pchess's
@@ -200,5 +227,23 @@ impl Drop for UciEngine {
         // It had its chance to quit; a wedged one must not outlive the match.
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_depth_is_read_from_an_info_line_only() {
+        assert_eq!(
+            info_depth("info depth 9 time 301 nodes 1200 pv h2h4"),
+            Some(9)
+        );
+        assert_eq!(info_depth("info nodes 5 depth 12 score cp 3"), Some(12));
+        assert_eq!(info_depth("info string depth 4"), None);
+        assert_eq!(info_depth("bestmove h2h4"), None);
+        assert_eq!(info_depth("info depth"), None);
+        assert_eq!(info_depth("info depth many"), None);
     }
 }

@@ -250,6 +250,11 @@ fn the_arena_plays_an_engine_over_uci_and_an_illegal_move_forfeits() {
         "{table}"
     );
     assert!(table.contains("Elo difference"), "{table}");
+    // The other engine's `info depth` lines are read, as our own searches' depths are.
+    assert!(
+        report.rows.iter().all(|r| r.mean_depth.is_some()),
+        "{table}"
+    );
     // Nobody forfeited: both games ran to the move limit or to a result.
     assert!(report.mean_plies > 4.0, "{table}");
 

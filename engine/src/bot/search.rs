@@ -216,6 +216,15 @@ impl<'a> Searcher<'a> {
         if ply >= MAX_PLY {
             return self.evaluate();
         }
+        // A PV node is one searched with an open window: its exact value is wanted.
+        let pv_node = beta - alpha > 1;
+        let tt_key = self.table_key();
+        // Asked before the moves are generated, which a node the table settles never needs (a
+        // node with no move or a king capture at hand returns before it stores an entry).
+        let hit = (depth > 0).then(|| self.tt.probe(tt_key)).flatten();
+        if let Some(score) = self.table_cut(hit, depth, ply, (alpha, beta), pv_node) {
+            return score;
+        }
         // Generated in place: a move list is several kilobytes, and copying it showed in the
         // profile.
         let mut moves = MoveList::new();
@@ -234,13 +243,6 @@ impl<'a> Searcher<'a> {
         let before = self.state.before(&self.pos);
         if depth <= 0 {
             return self.quiesce(&mut moves, &before, ply, alpha, beta);
-        }
-        // A PV node is one searched with an open window: its exact value is wanted.
-        let pv_node = beta - alpha > 1;
-        let tt_key = self.table_key();
-        let hit = self.tt.probe(tt_key);
-        if let Some(score) = self.table_cut(hit, depth, ply, (alpha, beta), pv_node) {
-            return score;
         }
         let node = self.facts(NodeAt { depth, ply, key }, side, pv_node, hit);
         if let Some(score) = self.cut_before_moves(&node, alpha, beta) {
