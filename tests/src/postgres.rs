@@ -1,15 +1,22 @@
 //! A PostgreSQL server of a test's own: a fresh cluster in a temporary folder, on a free port of
 //! 127.0.0.1, stopped and removed when the value is dropped.
 //!
+//! A value that is never dropped (a test process that exits while another thread, such as a
+//! server's storage writer, still holds it, or one that is killed) must not leave a server
+//! running either: each cluster has a guardian, a shell holding the reading end of a pipe whose
+//! writing end only the test process has. When that process ends, however it ends, the pipe
+//! closes and the guardian stops the cluster and removes its folder.
+//!
 //! It takes the programs of Debian's `postgresql` package (`/usr/lib/postgresql/<version>/bin`,
 //! or `initdb` on the `PATH`); `tests/run` installs the package when it is missing. PostgreSQL
 //! refuses to run as root, so where the tests run as root the cluster belongs to the package's
 //! `postgres` user. Without the programs, or as root without that user, starting one panics and
 //! says why: a test that needs PostgreSQL never passes without it.
 
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, Command, Stdio};
 
 use tempfile::TempDir;
 
@@ -26,6 +33,8 @@ pub struct TestPostgres {
     port: u16,
     /// The user and group the server runs as, when the tests run as root.
     owner: Option<(u32, u32)>,
+    /// Stops the cluster if the test process ends without dropping this value ([`guard`]).
+    guardian: Option<(Child, ChildStdin)>,
 }
 
 impl TestPostgres {
@@ -83,7 +92,9 @@ impl TestPostgres {
             bin,
             port: 0,
             owner,
+            guardian: None,
         };
+        cluster.guardian = Some(cluster.guard());
         cluster.init();
         prepare(&cluster);
         cluster.port = free_port();
@@ -270,6 +281,35 @@ impl TestPostgres {
         std::fs::write(&conf, text).expect("postgresql.conf takes the TLS settings");
     }
 
+    /// Starts the cluster's guardian: it waits on its input and, unless told `done` (the value
+    /// was dropped and stops the cluster itself), stops the cluster and removes its folder, and
+    /// says so on its error output (the test process's, inherited).
+    fn guard(&self) -> (Child, ChildStdin) {
+        let script = r#"
+            if read -r word && [ "$word" = done ]; then exit 0; fi
+            "$0" -D "$1" stop -m immediate -w >/dev/null 2>&1
+            rm -rf "$2"
+            echo "fourkings-tests: stopped the PostgreSQL server in $2, which its test process left running" >&2
+        "#;
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(script)
+            .arg(self.bin.join("pg_ctl"))
+            .arg(self.data())
+            .arg(self.dir.path())
+            .env_remove("PGDATA")
+            .env("LC_ALL", "C")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null());
+        if let Some((uid, gid)) = self.owner {
+            command.uid(uid).gid(gid).current_dir("/");
+        }
+        let mut child = command.spawn().expect("sh starts");
+        let input = child.stdin.take().expect("the guardian's input is a pipe");
+        (child, input)
+    }
+
     fn pg_ctl(&self, args: &[&str]) {
         let output = self
             .command("pg_ctl")
@@ -303,6 +343,11 @@ impl TestPostgres {
 
 impl Drop for TestPostgres {
     fn drop(&mut self) {
+        if let Some((mut guardian, mut input)) = self.guardian.take() {
+            let _ = writeln!(input, "done");
+            drop(input);
+            let _ = guardian.wait();
+        }
         // At once and without checking: the folder goes next, and a test that failed must not
         // leave a server behind.
         let _ = self
@@ -442,5 +487,50 @@ async fn pass(
         if to.write_all(&buffer[..n]).await.is_err() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Set in the process the test below starts, which forgets its cluster and exits.
+    const FORGET: &str = "FOURKINGS_TESTS_FORGET_CLUSTER";
+
+    #[test]
+    fn a_cluster_whose_test_process_ends_without_dropping_it_is_stopped_and_removed() {
+        if std::env::var_os(FORGET).is_some() {
+            let cluster = TestPostgres::start();
+            println!(" cluster {} {}", cluster.dir.path().display(), cluster.port);
+            // As a server's storage thread still holding its clone when the process ends.
+            std::mem::forget(cluster);
+            std::process::exit(0);
+        }
+        let name = "postgres::tests::a_cluster_whose_test_process_ends_without_dropping_it_is_stopped_and_removed";
+        // `output` returns when the process's outputs close: the guardian holds its error
+        // output until it has stopped the cluster.
+        let output = Command::new(std::env::current_exe().expect("the test binary"))
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(FORGET, "1")
+            .output()
+            .expect("the test binary runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stdout}\n{stderr}");
+        // The harness writes the test's name on the same line.
+        let (dir, port) = stdout
+            .lines()
+            .find_map(|line| line.split_once(" cluster ")?.1.split_once(' '))
+            .unwrap_or_else(|| panic!("the forgetting process names its cluster: {stdout}"));
+        assert!(
+            stderr.contains(&format!("stopped the PostgreSQL server in {dir}")),
+            "{stderr}"
+        );
+        assert!(!Path::new(dir).exists(), "{dir} is removed");
+        let port: u16 = port.parse().expect("a port");
+        assert!(
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+            "nothing listens on {port} any more"
+        );
     }
 }
