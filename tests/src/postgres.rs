@@ -343,11 +343,6 @@ impl TestPostgres {
 
 impl Drop for TestPostgres {
     fn drop(&mut self) {
-        if let Some((mut guardian, mut input)) = self.guardian.take() {
-            let _ = writeln!(input, "done");
-            drop(input);
-            let _ = guardian.wait();
-        }
         // At once and without checking: the folder goes next, and a test that failed must not
         // leave a server behind.
         let _ = self
@@ -356,6 +351,13 @@ impl Drop for TestPostgres {
             .arg(self.data())
             .args(["stop", "-m", "immediate", "-w"])
             .output();
+        // Dismissed only once the server is down: a thread that drops this value as the process
+        // exits (a server's storage writer) may be stopped anywhere in between.
+        if let Some((mut guardian, mut input)) = self.guardian.take() {
+            let _ = writeln!(input, "done");
+            drop(input);
+            let _ = guardian.wait();
+        }
     }
 }
 
