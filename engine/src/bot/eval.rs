@@ -646,6 +646,32 @@ mod tests {
     }
 
     #[test]
+    fn heavier_threats_double_what_a_threat_is_worth() {
+        // Red's knight on e5 attacks Blue's queen on f7, and nothing else attacks anything.
+        let fen4 = "R-0,0,0,0-0,0,0,0-0,0,0,0-0,0,0,0-0-\
+            6,yK,7/14/14/14/14/14/13,gK/bK,4,bQ,8/14/4,rN,9/14/14/14/7,rK,6";
+        let rules = Preset::Teams.rules();
+        let pos =
+            Position::from_setup(&crate::notation::parse_fen4(fen4).unwrap(), &rules).unwrap();
+        let own = |threats, heavy_threats| {
+            let features = Features {
+                threats,
+                heavy_threats,
+                ..Features::default()
+            };
+            army_terms(&pos, rules.promotion_rank, features).own
+        };
+        let red = Army::Red.index();
+        assert_eq!(own(true, false)[red] - own(false, false)[red], THREAT);
+        assert_eq!(own(true, true)[red] - own(false, false)[red], 2 * THREAT);
+        // No other army threatens anything.
+        for army in [Army::Blue, Army::Yellow, Army::Green] {
+            let a = army.index();
+            assert_eq!(own(true, true)[a], own(false, false)[a], "{army}");
+        }
+    }
+
+    #[test]
     fn a_rook_counts_in_the_middle_or_with_no_pawn_ahead() {
         let pos = Position::new(&Preset::Teams.rules()).unwrap();
         let placed = |army, name: &str| rook_placement(&pos, army, name.parse().unwrap(), 14);

@@ -308,6 +308,22 @@ fn fresh_table_slots(limits: &SearchLimits<'_>) -> usize {
         .map_or(MAX_TABLE, |n| (n as usize).min(MAX_TABLE))
 }
 
+/// The evaluation's terms that `options` turn on, in the formats where each measured as a gain.
+fn features(options: SearchOptions, format: Format) -> eval::Features {
+    // Development and knights' reach measured as a loss in free-for-all, rooks' placement as no
+    // gain there, heavier threats as a loss in free-for-all and Duo (engine README).
+    let sides = format != Format::FreeForAll;
+    let teams = format == Format::Teams;
+    eval::Features {
+        king_zone: options.king_zone,
+        threats: options.threats,
+        activation: options.activation && sides,
+        knight_reach: options.knight_reach && sides,
+        heavy_threats: options.heavy_threats && teams,
+        rooks: options.rooks && sides,
+    }
+}
+
 /// A searcher from `root` in which `army`'s side maximises, with the table and histories of
 /// `memory`.
 fn searcher<'a>(
@@ -317,22 +333,11 @@ fn searcher<'a>(
     options: SearchOptions,
     memory: (tt::Table, ordering::Heuristics),
 ) -> Searcher<'a> {
-    // Development and knights' reach measured as a loss in free-for-all, rooks' placement as no
-    // gain there, heavier threats as a loss in free-for-all and Duo (engine README).
-    let sides = root.rules.format != Format::FreeForAll;
-    let teams = root.rules.format == Format::Teams;
     let view = Perspective {
         root: army,
         format: root.rules.format,
         promotion_rank: root.rules.promotion_rank,
-        features: eval::Features {
-            king_zone: options.king_zone,
-            threats: options.threats,
-            activation: options.activation && sides,
-            knight_reach: options.knight_reach && sides,
-            heavy_threats: options.heavy_threats && teams,
-            rooks: options.rooks && sides,
-        },
+        features: features(options, root.rules.format),
     };
     let state = GameState::new(
         root.rules,
@@ -383,6 +388,25 @@ mod tests {
             GameState::count_material(&s.pos, root.rules.promotion_rank)
         );
         assert!(s.budget.nodes > 0);
+    }
+
+    #[test]
+    fn each_evaluation_term_is_on_only_in_the_formats_where_it_measured_as_a_gain() {
+        let on = |format| features(SearchOptions::DEFAULT, format);
+        let teams = on(Format::Teams);
+        assert!(teams.heavy_threats && teams.rooks && teams.activation && teams.knight_reach);
+        let duo = on(Format::Duo);
+        assert!(!duo.heavy_threats && duo.rooks && duo.activation && duo.knight_reach);
+        let ffa = on(Format::FreeForAll);
+        assert!(!ffa.heavy_threats && !ffa.rooks && !ffa.activation && !ffa.knight_reach);
+        for format in [Format::Teams, Format::Duo, Format::FreeForAll] {
+            assert!(on(format).king_zone && on(format).threats, "{format:?}");
+            let mut off = SearchOptions::DEFAULT;
+            off.set("heavythreats", false);
+            off.set("rooks", false);
+            let off = features(off, format);
+            assert!(!off.heavy_threats && !off.rooks, "{format:?}");
+        }
     }
 
     #[test]
