@@ -155,12 +155,6 @@ pub struct SearchOptions {
     pub heavy_threats: bool,
     /// Evaluation: rooks in the middle of the board, or with no pawn ahead (Teams and Duo).
     pub rooks: bool,
-    /// Quiescence asks the table and stores what it finds, as the full-width search does.
-    pub quiescence_table: bool,
-    /// A node away from the principal variation with no move from the table is searched a ply
-    /// shallower (internal iterative reduction): the table has not seen it, so it is probably
-    /// not worth the full depth.
-    pub iir: bool,
 }
 
 impl SearchOptions {
@@ -181,12 +175,10 @@ impl SearchOptions {
         knight_reach: true,
         heavy_threats: true,
         rooks: true,
-        quiescence_table: false,
-        iir: false,
     };
 
     /// The short name of every option, as `fourkings arena` writes them (`hard/+null/-lmr`).
-    pub const NAMES: [&'static str; 17] = [
+    pub const NAMES: [&'static str; 15] = [
         "lmr",
         "null",
         "aspiration",
@@ -202,8 +194,6 @@ impl SearchOptions {
         "knightreach",
         "heavythreats",
         "rooks",
-        "qtable",
-        "iir",
     ];
 
     fn field(&mut self, name: &str) -> Option<&mut bool> {
@@ -223,8 +213,6 @@ impl SearchOptions {
             "knightreach" => &mut self.knight_reach,
             "heavythreats" => &mut self.heavy_threats,
             "rooks" => &mut self.rooks,
-            "qtable" => &mut self.quiescence_table,
-            "iir" => &mut self.iir,
             _ => return None,
         })
     }

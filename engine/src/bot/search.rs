@@ -73,17 +73,6 @@ static REDUCTIONS: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
 /// Quiescence: what a capture may gain beyond the piece it takes (positional swings).
 const DELTA_MARGIN: i32 = 200;
 
-/// What a search's result `best` within (`alpha`, `beta`) says of the true value.
-fn bound_of(best: i32, alpha: i32, beta: i32) -> Bound {
-    if best <= alpha {
-        Bound::Upper
-    } else if best >= beta {
-        Bound::Lower
-    } else {
-        Bound::Exact
-    }
-}
-
 /// Larger than any score.
 pub(crate) const INFINITY: i32 = MATE + 1_000;
 
@@ -232,11 +221,8 @@ impl<'a> Searcher<'a> {
         let tt_key = self.table_key();
         // Asked before the moves are generated, which a node the table settles never needs (a
         // node with no move or a king capture at hand returns before it stores an entry).
-        let quiescence_table = self.options.quiescence_table;
-        let hit = (depth > 0 || quiescence_table)
-            .then(|| self.tt.probe(tt_key))
-            .flatten();
-        if let Some(score) = self.table_cut(hit, depth.max(0), ply, (alpha, beta), pv_node) {
+        let hit = (depth > 0).then(|| self.tt.probe(tt_key)).flatten();
+        if let Some(score) = self.table_cut(hit, depth, ply, (alpha, beta), pv_node) {
             return score;
         }
         // Generated in place: a move list is several kilobytes, and copying it showed in the
@@ -256,20 +242,8 @@ impl<'a> Searcher<'a> {
         }
         let before = self.state.before(&self.pos);
         if depth <= 0 {
-            let best = self.quiesce(&mut moves, &before, ply, alpha, beta);
-            if quiescence_table && !self.budget.stopped {
-                let bound = bound_of(best, alpha, beta);
-                self.tt.store(tt_key, None, to_table(best, ply), 0, bound);
-            }
-            return best;
+            return self.quiesce(&mut moves, &before, ply, alpha, beta);
         }
-        // No move from the table away from the principal variation: a ply less.
-        let depth =
-            if self.options.iir && !pv_node && depth >= 4 && hit.and_then(|h| h.mv).is_none() {
-                depth - 1
-            } else {
-                depth
-            };
         let node = self.facts(NodeAt { depth, ply, key }, side, pv_node, hit);
         if let Some(score) = self.cut_before_moves(&node, alpha, beta) {
             return score;
@@ -279,7 +253,13 @@ impl<'a> Searcher<'a> {
         if self.budget.stopped {
             return 0;
         }
-        let bound = bound_of(best, alpha, beta);
+        let bound = if best <= alpha {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
         self.tt
             .store(tt_key, best_move, to_table(best, ply), depth as i8, bound);
         best
