@@ -296,13 +296,6 @@ fn start_on(path: &std::path::Path) -> (bool, String) {
     )
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("fourkings-bad-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// A database made by a real server, with one room in it.
 fn real_database(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("rooms.db");
@@ -331,7 +324,8 @@ fn real_database(dir: &std::path::Path) -> std::path::PathBuf {
 fn a_bad_database_file_stops_the_start_and_is_left_as_it_was() {
     // Each case: the file, and words the error must contain besides the file's name.
     let mut cases: Vec<(std::path::PathBuf, &str)> = Vec::new();
-    let dir = temp_dir("garbage");
+    let temp = fourkings_tests::temp_dir("bad-garbage");
+    let dir = temp.path();
     let garbage = dir.join("rooms.db");
     std::fs::write(
         &garbage,
@@ -340,15 +334,17 @@ fn a_bad_database_file_stops_the_start_and_is_left_as_it_was() {
     .unwrap();
     cases.push((garbage, "not a usable SQLite database"));
 
-    let dir = temp_dir("truncated");
-    let truncated = real_database(&dir);
+    let temp = fourkings_tests::temp_dir("bad-truncated");
+    let dir = temp.path();
+    let truncated = real_database(dir);
     let bytes = std::fs::read(&truncated).unwrap();
     std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
     let _ = std::fs::remove_file(dir.join("rooms.db-wal"));
     cases.push((truncated, "is truncated"));
 
-    let dir = temp_dir("corrupt");
-    let corrupt = real_database(&dir);
+    let temp = fourkings_tests::temp_dir("bad-corrupt");
+    let dir = temp.path();
+    let corrupt = real_database(dir);
     let mut bytes = std::fs::read(&corrupt).unwrap();
     assert!(bytes.len() >= 3 * 4096, "a database of several pages");
     // The second page (a table's root) overwritten with noise, the length unchanged.
@@ -358,22 +354,25 @@ fn a_bad_database_file_stops_the_start_and_is_left_as_it_was() {
     std::fs::write(&corrupt, &bytes).unwrap();
     cases.push((corrupt, "damaged"));
 
-    let dir = temp_dir("newer");
-    let newer = real_database(&dir);
+    let temp = fourkings_tests::temp_dir("bad-newer");
+    let dir = temp.path();
+    let newer = real_database(dir);
     rusqlite::Connection::open(&newer)
         .unwrap()
         .execute_batch("PRAGMA user_version = 99;")
         .unwrap();
     cases.push((newer, "newer version"));
 
-    let dir = temp_dir("readonly");
-    let readonly = real_database(&dir);
+    let temp = fourkings_tests::temp_dir("bad-readonly");
+    let dir = temp.path();
+    let readonly = real_database(dir);
     let mut permissions = std::fs::metadata(&readonly).unwrap().permissions();
     permissions.set_readonly(true);
     std::fs::set_permissions(&readonly, permissions).unwrap();
     cases.push((readonly, "read-only"));
 
-    let dir = temp_dir("foreign");
+    let temp = fourkings_tests::temp_dir("bad-foreign");
+    let dir = temp.path();
     let foreign = dir.join("rooms.db");
     rusqlite::Connection::open(&foreign)
         .unwrap()
@@ -404,7 +403,8 @@ fn a_bad_database_file_stops_the_start_and_is_left_as_it_was() {
 
 #[test]
 fn a_missing_database_is_created_and_migrated() {
-    let dir = temp_dir("fresh");
+    let temp = fourkings_tests::temp_dir("bad-fresh");
+    let dir = temp.path();
     let path = dir.join("new.db");
     let database = path.to_str().unwrap().to_owned();
     let mut server = ServerProcess::spawn(
@@ -428,7 +428,8 @@ fn a_missing_database_is_created_and_migrated() {
 /// An empty file is started as a new database, and the log says so.
 #[test]
 fn an_empty_database_file_starts_a_new_database_and_says_so() {
-    let dir = temp_dir("empty");
+    let temp = fourkings_tests::temp_dir("bad-empty");
+    let dir = temp.path();
     let path = dir.join("rooms.db");
     std::fs::write(&path, b"").unwrap();
     let log_path = dir.join("server.log");

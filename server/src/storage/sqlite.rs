@@ -621,12 +621,14 @@ fn check_length(path: &Path, len: u64) -> Result<(), Unusable> {
 mod tests {
     use super::*;
 
-    fn temp(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("fourkings-sqlite-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join("rooms.db")
+    /// A database path in a new directory that is removed with the returned guard.
+    fn temp(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("fourkings-sqlite-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join("rooms.db");
+        (dir, path)
     }
 
     fn record(room: &str, at: u64, body: &str, v: Option<u64>) -> Write {
@@ -654,7 +656,7 @@ mod tests {
 
     #[test]
     fn writes_survive_reopening() {
-        let path = temp("reopen");
+        let (_dir, path) = temp("reopen");
         let mut db = SqliteStorage::open(&path, StorageSync::Normal).unwrap();
         db.write(&[
             create("r1"),
@@ -696,7 +698,7 @@ mod tests {
 
     #[test]
     fn closed_rooms_records_are_purged_in_bulk_and_only_theirs() {
-        let path = temp("purge");
+        let (_dir, path) = temp("purge");
         let mut db = SqliteStorage::open(&path, StorageSync::Normal).unwrap();
         db.write(&[
             create("r1"),
@@ -724,7 +726,7 @@ mod tests {
 
     #[test]
     fn a_version_1_file_is_migrated_with_its_rooms() {
-        let path = temp("migrate");
+        let (_dir, path) = temp("migrate");
         {
             let c = Connection::open(&path).unwrap();
             c.execute_batch(&format!(
@@ -756,7 +758,7 @@ mod tests {
 
     #[test]
     fn a_failed_batch_writes_nothing() {
-        let path = temp("atomic");
+        let (_dir, path) = temp("atomic");
         let mut db = SqliteStorage::open(&path, StorageSync::Normal).unwrap();
         db.write(&[create("r1")]).unwrap();
         // The second room id repeats the first: the whole batch fails.
