@@ -155,6 +155,16 @@ pub struct SearchOptions {
     pub heavy_threats: bool,
     /// Evaluation: rooks in the middle of the board, or with no pawn ahead (Teams and Duo).
     pub rooks: bool,
+    /// Late move reductions a ply deeper for every three plies of depth beyond five, so that
+    /// they grow in proportion to depth as well as with its logarithm.
+    pub deep_reductions: bool,
+    /// Late move reductions a ply smaller for the table's move or a killer, and up to two plies
+    /// smaller or larger as the quiet move's histories are good or bad.
+    pub history_reductions: bool,
+    /// A static value at every node not in check, compared with the one two plies up the line
+    /// (the same team's in Teams and Duo): late move reductions a ply smaller where it rose by
+    /// more than 150 centipawns, a ply larger where it fell as much.
+    pub improving: bool,
 }
 
 impl SearchOptions {
@@ -175,10 +185,13 @@ impl SearchOptions {
         knight_reach: true,
         heavy_threats: true,
         rooks: true,
+        deep_reductions: true,
+        history_reductions: true,
+        improving: true,
     };
 
     /// The short name of every option, as `fourkings arena` writes them (`hard/+null/-lmr`).
-    pub const NAMES: [&'static str; 15] = [
+    pub const NAMES: [&'static str; 18] = [
         "lmr",
         "null",
         "aspiration",
@@ -194,6 +207,9 @@ impl SearchOptions {
         "knightreach",
         "heavythreats",
         "rooks",
+        "deeplmr",
+        "historylmr",
+        "improving",
     ];
 
     fn field(&mut self, name: &str) -> Option<&mut bool> {
@@ -213,6 +229,9 @@ impl SearchOptions {
             "knightreach" => &mut self.knight_reach,
             "heavythreats" => &mut self.heavy_threats,
             "rooks" => &mut self.rooks,
+            "deeplmr" => &mut self.deep_reductions,
+            "historylmr" => &mut self.history_reductions,
+            "improving" => &mut self.improving,
             _ => return None,
         })
     }

@@ -26,6 +26,8 @@ const CAPTURE: i32 = 1_000_000;
 const PROMOTION: i32 = 900_000;
 const KILLER: [i32; 2] = [800_000, 790_000];
 const LOSING_CAPTURE: i32 = 700_000;
+/// How much history makes a ply of late move reduction, either way.
+const HISTORY_PER_PLY: i32 = 12_000;
 /// Every history entry stays within ±this (the update below converges to it).
 const HISTORY_LIMIT: i32 = 16_384;
 /// The squares of the 14×14 grid, for compact tables.
@@ -250,6 +252,18 @@ pub(crate) fn pick(moves: &mut MoveList, scores: &mut [i32], i: usize) {
     scores.swap(i, best);
 }
 
+/// How many plies less (negative: more) late move reductions take off a quiet move whose
+/// ordering score is `score`: one for the table's move or a killer, otherwise up to two either
+/// way by its histories.
+#[inline]
+pub(crate) fn reduction_relief(score: i32) -> i32 {
+    if score >= KILLER[1] {
+        1
+    } else {
+        (score / HISTORY_PER_PLY).clamp(-2, 2)
+    }
+}
+
 /// Whether a move counts as quiet (neither capture nor promotion): only quiet moves are reduced
 /// and remembered as killers.
 #[inline]
@@ -317,6 +331,29 @@ mod tests {
         // The continuation history alone remembers the reply to the knight's move.
         let after_nothing = h.quiet_score(pos.turn, Role::Queen as u8, cut, &[0; 3]);
         assert!(score(&h, cut) > after_nothing && after_nothing > 0);
+    }
+
+    #[test]
+    fn reductions_ease_for_a_killer_and_follow_the_histories_of_other_quiet_moves() {
+        let pos = queen_and_two_captures();
+        let moves = pos.legal_moves();
+        let killer = find(&moves, "e5", "e6");
+        let good = find(&moves, "e5", "f5");
+        let bad = find(&moves, "e5", "d5");
+        let untouched = find(&moves, "e5", "c5");
+        let mut h = Heuristics::new();
+        h.reward(&pos, killer, &[], &[0; 3], 3, 4);
+        let earlier = [context(Role::Knight as u8, "e8".parse().unwrap()), 0, 0];
+        for _ in 0..20 {
+            h.reward(&pos, good, &[bad], &earlier, 5, 8);
+        }
+        let mut scores = Scores::new();
+        score_moves(&pos, &moves, None, &h, 3, &earlier, &mut scores);
+        let relief = |mv| reduction_relief(scores[moves.iter().position(|&m| m == mv).unwrap()]);
+        assert_eq!(relief(killer), 1);
+        assert_eq!(relief(good), 2, "a ply less for each 12,000, two at most");
+        assert_eq!(relief(bad), -2);
+        assert_eq!(relief(untouched), 0);
     }
 
     #[test]

@@ -70,6 +70,16 @@ static REDUCTIONS: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
     table
 });
 
+/// Deep reductions: a ply more for every this many plies of depth beyond
+/// [`DEEP_REDUCTIONS_FROM`].
+const DEEP_REDUCTION_STEP: i32 = 3;
+const DEEP_REDUCTIONS_FROM: i32 = 5;
+/// How far a side's static value must rise or fall from two plies up the line to count as
+/// improving or declining.
+const TREND_MARGIN: i32 = 150;
+/// No static value at this ply (in check, or not computed).
+const NO_VALUE: i32 = i32::MIN;
+
 /// Quiescence: what a capture may gain beyond the piece it takes (positional swings).
 const DELTA_MARGIN: i32 = 200;
 
@@ -101,6 +111,9 @@ pub(crate) struct Searcher<'a> {
     /// The context of the move made at each ply of the line being searched (for the
     /// continuation histories).
     contexts: [Context; MAX_PLY + 1],
+    /// The static value at each ply of the line being searched, as the side to move there sees
+    /// it ([`NO_VALUE`] where there is none), for [`SearchOptions::improving`].
+    static_values: [i32; MAX_PLY + 1],
 }
 
 impl<'a> Searcher<'a> {
@@ -135,6 +148,7 @@ impl<'a> Searcher<'a> {
             root_best: None,
             extended: 0,
             contexts: [0; MAX_PLY + 1],
+            static_values: [NO_VALUE; MAX_PLY + 1],
         }
     }
 
@@ -245,6 +259,7 @@ impl<'a> Searcher<'a> {
             return self.quiesce(&mut moves, &before, ply, alpha, beta);
         }
         let node = self.facts(NodeAt { depth, ply, key }, side, pv_node, hit);
+        self.static_values[ply] = node.trend_value.unwrap_or(NO_VALUE);
         if let Some(score) = self.cut_before_moves(&node, alpha, beta) {
             return score;
         }
@@ -341,6 +356,31 @@ impl<'a> Searcher<'a> {
                 sign * self.static_value(table_score, at.depth)
             })
             .filter(|v| v.abs() < MATE_BOUND);
+        let trend_value = (options.improving && !self.pos.is_check(side))
+            .then(|| match static_value {
+                // Near the leaves the pruning rules' value is already the full evaluation.
+                Some(v) if at.depth <= FUTILITY_DEPTH => v,
+                _ => {
+                    let table_score = hit
+                        .map(|h| from_table(h.score, at.ply))
+                        .filter(|s| s.abs() < MATE_BOUND);
+                    sign * table_score.unwrap_or_else(|| self.evaluate())
+                }
+            })
+            .filter(|v| v.abs() < MATE_BOUND);
+        let trend = match (trend_value, at.ply.checked_sub(2)) {
+            (Some(now), Some(up)) if self.static_values[up] != NO_VALUE => {
+                let before = self.static_values[up];
+                if now > before + TREND_MARGIN {
+                    1
+                } else if now + TREND_MARGIN < before {
+                    -1
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        };
         NodeFacts {
             at,
             side,
@@ -348,6 +388,8 @@ impl<'a> Searcher<'a> {
             pv_node,
             prunable,
             static_value,
+            trend_value,
+            trend,
         }
     }
 
@@ -446,6 +488,7 @@ impl<'a> Searcher<'a> {
         for i in 0..moves.len() {
             ordering::pick(moves, &mut scores, i);
             let mv = moves[i];
+            let order = scores[i];
             let quiet = ordering::is_quiet(&self.pos, mv);
             let losing = best.abs() >= MATE_BOUND;
             let may_prune = quiet && best_move.is_some() && !losing;
@@ -470,6 +513,7 @@ impl<'a> Searcher<'a> {
                 index: i,
                 quiet,
                 checks,
+                order,
             };
             let score = self.score_made_move(node, made.decision, the_move, alpha, beta);
             self.state.unmake(&mut self.pos, made);
@@ -524,6 +568,7 @@ impl<'a> Searcher<'a> {
             index,
             quiet,
             checks,
+            order,
         } = the_move;
         if let Some(decision) = decision {
             return self.decided(decision, ply + 1);
@@ -539,7 +584,7 @@ impl<'a> Searcher<'a> {
         } else {
             let reduction =
                 if options.late_move_reductions && quiet && !checks && depth >= 3 && ply > 0 {
-                    self.reduction(depth, index, node.pv_node)
+                    self.reduction(node, index, order)
                 } else {
                     0
                 };
@@ -568,8 +613,10 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// How many plies late move reductions take off the `i`th move at `depth`.
-    fn reduction(&self, depth: i32, i: usize, pv_node: bool) -> i32 {
+    /// How many plies late move reductions take off the `i`th move at `node`, a quiet one
+    /// with ordering score `order`.
+    fn reduction(&self, node: &NodeFacts, i: usize, order: i32) -> i32 {
+        let depth = node.at.depth;
         if !self.options.principal_variation {
             // The reductions measured before principal variation search.
             return if i < 4 {
@@ -581,7 +628,18 @@ impl<'a> Searcher<'a> {
             };
         }
         let r = REDUCTIONS[(depth as usize).min(63)][i.min(63)];
-        (i32::from(r) - i32::from(pv_node)).max(0)
+        let mut r = (i32::from(r) - i32::from(node.pv_node)).max(0);
+        if self.options.deep_reductions {
+            r += (depth - DEEP_REDUCTIONS_FROM).max(0) / DEEP_REDUCTION_STEP;
+        }
+        if self.options.history_reductions {
+            r -= ordering::reduction_relief(order);
+        }
+        if self.options.improving {
+            r -= node.trend;
+        }
+        // May be negative: the caller searches such a move to its full depth.
+        r
     }
 
     /// Searches a move after the first to `depth`, `reduction` plies shallower first, with a
@@ -840,6 +898,12 @@ struct NodeFacts {
     /// The static value as the side to move sees it (higher is better for it), where the
     /// pruning rules want one.
     static_value: Option<i32>,
+    /// The static value as the side to move sees it, where [`SearchOptions::improving`] wants
+    /// one (not in check).
+    trend_value: Option<i32>,
+    /// +1 where `trend_value` rose by more than [`TREND_MARGIN`] from two plies up the line, −1
+    /// where it fell as much, else 0.
+    trend: i32,
 }
 
 impl NodeFacts {
@@ -869,6 +933,9 @@ struct MoveAt {
     quiet: bool,
     /// It puts an enemy king in check.
     checks: bool,
+    /// Its ordering score (for a quiet move: its histories, or above them for the table's
+    /// move and the killers).
+    order: i32,
 }
 
 /// What sets a search's scores apart besides the position: whose side they are from, the rules
