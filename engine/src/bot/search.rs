@@ -73,6 +73,7 @@ static REDUCTIONS: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
 /// Deep reductions: a ply more for every this many plies of depth beyond
 /// [`DEEP_REDUCTIONS_FROM`].
 const DEEP_REDUCTION_STEP: i32 = 3;
+/// Deep reductions: the depth beyond which they begin to grow.
 const DEEP_REDUCTIONS_FROM: i32 = 5;
 /// How far a side's static value must rise or fall from two plies up the line to count as
 /// improving or declining.
