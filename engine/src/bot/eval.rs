@@ -562,8 +562,8 @@ impl Perspective {
     }
 
     /// A quick estimate from each army's material and pawn progress (kept up to date by the
-    /// search). Quiescence uses it to skip the full evaluation where the estimate is far outside
-    /// the window (the full evaluation was half of all search time in the profile).
+    /// search). The pruning rules use it as the static value far from the leaves, where a full
+    /// evaluation at every node would cost more than it decides.
     pub(crate) fn estimate(&self, pos: &Position, material: &[i32; 4], points: &[i32; 4]) -> i32 {
         let value = Army::ALL.map(|a| {
             if pos.status[a] == ArmyStatus::Playing {

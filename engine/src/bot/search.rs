@@ -29,12 +29,6 @@ use super::rules_state::{GameState, MATE, MATE_BOUND, standings};
 use super::tt::{Bound, Hit, Table};
 use crate::board::{at, role_bits};
 
-/// How far the positional terms of the evaluation may plausibly move a material estimate:
-/// beyond it, quiescence trusts the estimate.
-// At 300 the full evaluation decided the other way at 3.7% of quiescence nodes; at 500, 0.67%
-// (engine/README.md).
-const LAZY_MARGIN: i32 = 500;
-
 /// Moves searched at depth 1, 2 and 3 before late move pruning skips the quiet ones (a
 /// four-player position has 30 to 60 moves).
 const LATE_MOVE_COUNTS: [usize; 4] = [0, 10, 16, 24];
@@ -729,15 +723,9 @@ impl<'a> Searcher<'a> {
     ) -> i32 {
         let side = self.pos.turn;
         let maximizing = self.maximizing(side);
-        let estimate = self
-            .view
-            .estimate(&self.pos, &self.state.material, &self.state.points.0);
-        let far_outside = estimate - LAZY_MARGIN >= beta || estimate + LAZY_MARGIN <= alpha;
-        let stand = if far_outside {
-            estimate
-        } else {
-            self.evaluate()
-        };
+        // Always the full evaluation: it prunes the tree enough better than the material
+        // estimate that it wins back the time (engine/README.md, "Measured, left off").
+        let stand = self.evaluate();
         if maximizing {
             if stand >= beta {
                 return stand;
