@@ -73,6 +73,11 @@ pub struct PlyRecord {
     /// `checking`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checking: Vec<String>,
+    /// Present (`true`) for a move nobody at the seat chose, as its `moved` event said: the CPU
+    /// played it for a person whose turn limit ran out or who was away, or a walking king moved
+    /// by itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub automatic: bool,
 }
 
 /// The body of an HTTP error.

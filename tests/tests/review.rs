@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use fourkings_protocol::{
-    ClientMessage, Event, GameHistory, GameView, ServerMessage, SettingsPatch,
+    ClientMessage, Event, GameHistory, GameView, Presence, ServerMessage, SettingsPatch,
 };
 use fourkings_tests::{Store, Table, TestServer, on_every_store, seat};
 
@@ -139,4 +139,47 @@ async fn the_history_of_no_game_is_not_found() {
     assert_eq!(body.code, fourkings_protocol::ErrorCode::GameNotFound);
     let missing = server.get("/api/rooms/nosuchroom1/game/history").await;
     assert_eq!(missing.status(), 404);
+}
+
+on_every_store!(the_history_marks_the_moves_the_cpu_played_for_a_person);
+async fn the_history_marks_the_moves_the_cpu_played_for_a_person(store: Store) {
+    // No clock runs on anyone's turn: only Blue's absence makes the CPU play.
+    let server = TestServer::on(store, |c| c.grace_seconds = 0.1).await;
+    let mut table = Table::seat_four(&server, &SettingsPatch::default(), true).await;
+    let room = table.room.id.clone();
+    let blue = table.players.remove(1);
+    blue.close().await;
+    table.players[0]
+        .event_where(|_, e| match e {
+            Event::Presence {
+                seat: s, presence, ..
+            } if *s == seat(1) && *presence == Presence::CpuPlaying => Some(()),
+            _ => None,
+        })
+        .await;
+    // Red moves; the CPU answers for Blue; Yellow moves.
+    let answer = table.play(seat(0), 0, "h2h4").await;
+    assert!(matches!(answer, ServerMessage::Ack { .. }), "{answer:?}");
+    let moved = table.players[0]
+        .event_where(|_, e| match e {
+            Event::Moved(m) if m.ply == 2 => Some(m.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(moved.automatic);
+    let answer = table.players[1].legal_moves().await;
+    let yellow = table.play(seat(2), 2, &answer.moves[0]).await;
+    assert!(matches!(yellow, ServerMessage::Ack { .. }), "{yellow:?}");
+    let history = history(&server, &room).await;
+    let automatic: Vec<bool> = history.plies.iter().map(|p| p.automatic).collect();
+    assert_eq!(automatic, [false, true, false]);
+    // Written only when true, as in the `moved` event.
+    let text = server
+        .get(&format!("/api/rooms/{room}/game/history"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(text.matches(r#""automatic":true"#).count(), 1);
+    assert!(!text.contains(r#""automatic":false"#));
 }

@@ -1084,6 +1084,12 @@ start: {
  */
 export interface PlyRecord {
 /**
+ * Present (`true`) for a move nobody at the seat chose, as its `moved` event said: the CPU
+ * played it for a person whose turn limit ran out or who was away, or a walking king moved
+ * by itself.
+ */
+automatic?: boolean
+/**
  * Every square whose contents the move changed, with what stood there after it (`null`
  * when empty).
  */

@@ -70,6 +70,10 @@ pub(crate) struct GameDriver {
     cpu_not_before: Option<Instant>,
     /// A CPU answer that came while it had to wait (for a takeback, or for storage).
     held_answer: Option<CpuAnswer>,
+    /// By ply of the current game, whether nobody at the seat chose the move (the CPU played it
+    /// for a person, or a walking king moved): the history says so, for a client that joins
+    /// later. Rebuilt with the game when a room's records are replayed.
+    automatic: Vec<bool>,
 }
 
 /// A CPU player's answer: the move it chose, and for which search and position.
@@ -101,6 +105,7 @@ impl GameDriver {
             premoves: Premoves::default(),
             cpu_not_before: None,
             held_answer: None,
+            automatic: Vec::new(),
         }
     }
 
@@ -205,6 +210,7 @@ impl GameDriver {
         self.premoves.reset();
         self.first_seat = first_seat;
         self.game = Some(game);
+        self.automatic.clear();
         self.games_played += 1;
         self.archived = false;
         // A search for the previous game may still answer: its result is not waited for.
@@ -243,6 +249,20 @@ impl GameDriver {
             GameAction::Abandon { seat: s } => game.abandon(seat(*s)),
         };
         result?;
+        let plies = game.ply_count() as usize;
+        // A takeback shortens the game; a move or a king's walk adds its ply.
+        self.automatic.truncate(plies);
+        let chosen_by_nobody = match action {
+            GameAction::Move { automatic, .. } => Some(*automatic),
+            GameAction::Walk { .. } => Some(true),
+            _ => None,
+        };
+        if let Some(automatic) = chosen_by_nobody {
+            self.automatic.resize(plies, false);
+            if let Some(last) = self.automatic.last_mut() {
+                *last = automatic;
+            }
+        }
         if let GameAction::Move {
             seat,
             premove: true,
@@ -253,6 +273,11 @@ impl GameDriver {
         }
         self.follow_turn(now);
         Ok(())
+    }
+
+    /// By ply of the current game, whether nobody at the seat chose the move.
+    pub(crate) fn automatic_plies(&self) -> &[bool] {
+        &self.automatic
     }
 
     /// Times the turn the game is at now (a new one starts when the ply or the seat changed).

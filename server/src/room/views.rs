@@ -100,8 +100,14 @@ fn pieces(format: Format, pos: &Position) -> BTreeMap<String, String> {
 }
 
 /// The game's history as far as its first `events` events (its plies and actions): the start
-/// and each ply's diff, for clients that show an earlier position.
-pub(crate) fn history_upto(game: &Game, id: String, events: usize) -> GameHistory {
+/// and each ply's diff, for clients that show an earlier position. `automatic` says, by ply,
+/// which moves nobody at the seat chose.
+pub(crate) fn history_upto(
+    game: &Game,
+    id: String,
+    events: usize,
+    automatic: &[bool],
+) -> GameHistory {
     let format = game.rules().format;
     let seats = |armies: ArmySet| seats_of_armies(game, armies.iter());
     let mut plies = Vec::new();
@@ -113,9 +119,13 @@ pub(crate) fn history_upto(game: &Game, id: String, events: usize) -> GameHistor
             changed: contents(format, after, &ply.changed),
             checks: seats(ply.kings_in_check),
             checking: square_names(ply.checkers.iter().copied()),
+            automatic: false,
         });
     });
     plies.reverse();
+    for (record, &automatic) in plies.iter_mut().zip(automatic) {
+        record.automatic = automatic;
+    }
     GameHistory {
         id,
         board: board_shape(format),

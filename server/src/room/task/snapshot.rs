@@ -57,7 +57,8 @@ impl Room {
     pub(super) fn game_file_upto(&self, document: GameDocument, events: usize) -> Option<GameFile> {
         let game = self.driver.game()?;
         if document == GameDocument::History {
-            let history = views::history_upto(game, self.game_id(), events);
+            let history =
+                views::history_upto(game, self.game_id(), events, self.driver.automatic_plies());
             return Some(GameFile {
                 id: history.id.clone(),
                 extension: "json",
