@@ -80,3 +80,83 @@ test("premoves are queued while others move, cancelled, and played when the turn
   await ann.context().close();
   await bob.context().close();
 });
+
+/** Whether the element of `selector` is the topmost element at its own centre, inside the window. */
+function uncovered(page, selector) {
+  return page.evaluate((selector) => {
+    const el = document.querySelector(selector);
+    if (!el) return "missing";
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (r.width === 0 || x < 0 || y < 0 || x > innerWidth || y > innerHeight) return `outside the window at ${Math.round(x)},${Math.round(y)}`;
+    const top = document.elementFromPoint(x, y);
+    return top === el || el.contains(top) ? "ok" : `covered by ${top ? top.outerHTML.slice(0, 80) : "nothing"}`;
+  }, selector);
+}
+
+test("the queue stays in view beside the moves since yours, at every size; Escape from anywhere; a dropped premove says why", async () => {
+  const ann = (await person(browser)).page;
+  const roomUrl = await createRoom(ann, server.url, { preset: "teams", name: "Ann" });
+  const bob = (await person(browser)).page;
+  await bob.goto(roomUrl);
+  await bob.waitForSelector(".seat-card");
+  await sit(bob, 1, "Bob");
+  await ann.click('[data-action="start"]');
+  await bob.waitForSelector(square("b7"));
+  // A round: Red, Blue, then the CPUs; on Red's next turn Blue's note lists the moves since
+  // Blue's, and Blue queues a move.
+  await clickMove(ann, "h2", "h4");
+  await clickMove(bob, "b7", "c7");
+  await waitForPly(ann, 4);
+  await bob.waitForSelector('[data-role="since"] .since-move');
+  await bob.click(square("b8"));
+  await bob.click(square("c8"));
+  await bob.waitForSelector('[data-role="premoves"] .premove');
+  for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080], [390, 844]]) {
+    await bob.setViewportSize({ width, height });
+    await bob.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await bob.evaluate(() => document.querySelector(".board-col").scrollIntoView({ block: "start" }));
+    assert.ok(await bob.locator('[data-role="since"] .since-move').first().isVisible(), `the moves since Blue's at ${width}×${height}`);
+    assert.equal(await uncovered(bob, '[data-action="cancel-premoves"]'), "ok", `the cancel button at ${width}×${height}`);
+    assert.equal(await uncovered(bob, '[data-role="premoves"] .premove'), "ok", `the queued move at ${width}×${height}`);
+  }
+  await bob.setViewportSize({ width: 1280, height: 720 });
+  await screenshot(bob, "premoves-with-since-line");
+
+  // Escape with the focus on the page's body (a mouse player who clicked elsewhere) cancels.
+  await bob.click(".players-card");
+  await bob.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+  assert.equal(await bob.evaluate(() => document.activeElement === document.body), true);
+  await bob.keyboard.press("Escape");
+  await bob.waitForSelector('[data-role="premoves"]', { state: "hidden" });
+  // Escape in a text field is the field's: the queue stays.
+  await bob.click(square("b8"));
+  await bob.click(square("c8"));
+  await bob.waitForSelector('[data-role="premoves"] .premove');
+  await bob.focus(".chat-input");
+  await bob.keyboard.press("Escape");
+  await bob.waitForTimeout(300);
+  assert.equal(await bob.locator('[data-role="premoves"] .premove').count(), 1);
+  await bob.click('[data-action="cancel-premoves"]');
+  await bob.waitForSelector('[data-role="premoves"]', { state: "hidden" });
+
+  // A move that is not legal when Blue's turn comes (a pawn three squares on) is dropped, and
+  // Blue is told why, where the queue was, and by the screen reader.
+  await bob.click(square("b9"));
+  await bob.click(square("e9"));
+  await bob.waitForSelector('[data-role="premoves"] .premove');
+  await clickMove(ann, "h4", "h5");
+  const dropped = await bob.waitForSelector('[data-role="premove-dropped"]');
+  assert.equal(await dropped.innerText(), "Your premove b9–e9 was dropped: the position changed.");
+  await bob.waitForFunction(() => /Your premove b9–e9 was dropped: the position changed\./.test(document.querySelector("#announce-now").textContent));
+  assert.equal(await uncovered(bob, '[data-action="dismiss-dropped"]'), "ok");
+  await screenshot(bob, "premove-dropped");
+  // It stays until Blue moves (or dismisses it).
+  await clickMove(bob, "b9", "c9");
+  await bob.waitForSelector('[data-role="premove-dropped"]', { state: "detached" });
+  assert.deepEqual(ann.errors, []);
+  assert.deepEqual(bob.errors, []);
+  await ann.context().close();
+  await bob.context().close();
+});

@@ -15,23 +15,19 @@ export function announcer() {
   return [polite, assertive];
 }
 
-/**
- * @param {HTMLElement | null} region
- * @param {string} text
- */
-function say(region, text) {
-  if (!region || !text) return;
-  // Keep the last few lines so that quick successions are not lost.
-  region.append(h("p", { text }));
-  while (region.childElementCount > 5) region.firstElementChild?.remove();
-}
-
 /** Says `text` when the screen reader is ready. @param {string} text */
 export function announce(text) {
-  say(polite, text);
+  if (!polite || !text) return;
+  // Lines are added (the region is not atomic: only what is added is read), and the last few
+  // kept, so that quick successions are not lost.
+  polite.append(h("p", { text }));
+  while (polite.childElementCount > 5) polite.firstElementChild?.remove();
 }
 
 /** Says `text` at once. @param {string} text */
 export function announceNow(text) {
-  say(assertive, text);
+  if (!assertive || !text) return;
+  // The region is atomic (read whole whenever it changes), so it holds only the newest line:
+  // a line kept from before would be read again with every new one.
+  assertive.replaceChildren(h("p", { text }));
 }

@@ -700,6 +700,17 @@ export class Board {
     if (move) sq.g.focus();
   }
 
+  /**
+   * Moves the focus to the board: the square that takes it (the last one, else the middle),
+   * leaving the page's scroll as it is.
+   */
+  focus() {
+    const name = this.focusName || this.defaultFocus();
+    this.setFocus(name, false);
+    const sq = name ? this.squares.get(name) : undefined;
+    if (sq) sq.g.focus({ preventScroll: true });
+  }
+
   /** @param {string | null} name */
   focusSquare(name) {
     this.setFocus(name, true);

@@ -28,9 +28,38 @@ export class Chat {
       this.input,
       h("button", { class: "btn small primary", type: "submit", text: "Send" }),
     );
-    this.el = h("section", { class: "card chat", "aria-label": "Chat" }, h("h2", { class: "card-title", text: "Chat" }), this.list, form, this.error);
+    // New messages that arrive while the chat is out of view (below the fold, say) are counted
+    // on a button that stays in view and takes the player to them.
+    this.unreadButton = h("button", { class: "btn small primary chat-unread", type: "button", dataset: { action: "unread-chat" }, hidden: true, on: { click: () => this.reveal() } });
+    this.el = h("section", { class: "card chat", "aria-label": "Chat" }, h("h2", { class: "card-title", text: "Chat" }), this.list, form, this.error, this.unreadButton);
     this.shown = 0;
     this.channelsKey = "";
+    /** messages from others that came while the chat was out of view */
+    this.unread = 0;
+    /** whether the list of messages is on screen */
+    this.inView = false;
+    /** whether the first lines (a snapshot's) were taken in: only later ones are new */
+    this.primed = false;
+    this.observer = new IntersectionObserver((entries) => {
+      this.inView = entries.some((e) => e.isIntersecting);
+      if (this.inView) this.setUnread(0);
+    }, { threshold: 0.5 });
+    this.observer.observe(this.list);
+  }
+
+  /** Scrolls the chat into view, its newest message at the bottom, the focus on its input. */
+  reveal() {
+    this.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    this.list.scrollTop = this.list.scrollHeight;
+    this.input.focus({ preventScroll: true });
+    this.setUnread(0);
+  }
+
+  /** @param {number} count */
+  setUnread(count) {
+    this.unread = count;
+    this.unreadButton.hidden = count === 0;
+    this.unreadButton.textContent = count === 1 ? "1 new chat message ↓" : `${count} new chat messages ↓`;
   }
 
   /** @param {SubmitEvent} e */
@@ -80,8 +109,12 @@ export class Chat {
       this.shown = 0;
     }
     const nearBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
-    for (const line of state.chat.slice(this.shown)) this.list.append(this.line(line, state));
+    const added = state.chat.slice(this.shown);
+    for (const line of added) this.list.append(this.line(line, state));
     this.shown = state.chat.length;
+    const fromOthers = added.filter((line) => line.seat === undefined || line.seat === null || !state.yourSeats.includes(line.seat)).length;
+    if (this.primed && fromOthers && !this.inView && this.el.isConnected) this.setUnread(this.unread + fromOthers);
+    this.primed = true;
     if (nearBottom) this.list.scrollTop = this.list.scrollHeight;
     if (state.chat.length === 0 && !this.list.querySelector(".chat-empty")) {
       this.list.append(h("li", { class: "chat-empty", text: "No messages yet." }));

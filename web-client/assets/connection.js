@@ -29,7 +29,7 @@ import { noteServerTime } from "./clock.js";
  * @property {(msg: LegalMovesMessage) => void} onLegalMoves
  * @property {(ack: Ack) => void} onHello
  * @property {(status: Status) => void} onStatus
- * @property {() => void} onGone the room is closed
+ * @property {(known: boolean) => void} onGone there is no such room: `known` when this connection was in it (it has closed), else it may never have existed
  */
 
 /** @typedef {{hello?: boolean, resolve: (ack: any) => void, reject: (error: RequestError) => void}} Pending */
@@ -183,7 +183,7 @@ export class Connection {
     } catch (error) {
       if (error instanceof ApiError && error.code === "room_not_found") {
         this.stop();
-        this.room.onGone();
+        this.room.onGone(closedByServer || this.everOpen);
       } else if (closedByServer) {
         this.scheduleRetry();
       }

@@ -12,6 +12,8 @@ import { soundVolume, setSoundVolume, playSound } from "./sound.js";
 import { lastMoves, sinceMove, moveWords } from "./history.js";
 import { Review } from "./review.js";
 import { announce } from "./announce.js";
+import { PremoveLine } from "./premove-line.js";
+import { awaySummary } from "./away.js";
 
 /** @typedef {import("./state.js").RoomState} RoomState */
 /** @typedef {import("./protocol.js").GameView} GameData */
@@ -22,7 +24,8 @@ const CORNER_OF_SIDE = { bottom: "br", left: "bl", top: "tl", right: "tr" };
  * game's history is known ("Blue's knight takes Red's bishop on f1"), else in notation.
  * @param {RoomState} state
  * @param {number} [upto] plies of the game to look at (all of them by default)
- * @returns {{seat: number, text: string}[]}
+ * @returns {{seat: number, text: string, words: string, cpu: string | null}[]} `text` is `words`
+ *   with `cpu`, which says who played a move nobody at the seat chose
  */
 export function recentMoves(state, upto) {
   const game = state.game;
@@ -38,13 +41,15 @@ export function recentMoves(state, upto) {
     },
     checked: (seats) => [...new Set(seats.map((seat) => (duo ? seatArmy(seat, true).name : naming.seat(seat))))].join(" and "),
   };
-  return sinceMove(game.move_seats, state.yourSeats, n).map((i) => {
+  return sinceMove(game.move_seats, state.yourSeats, n, (i) => state.history.automatic(i)).map((i) => {
     const seat = game.move_seats[i];
     const ply = state.history.ply(i);
     const before = ply ? state.history.position(i) : null;
     const previous = i > 0 ? state.history.ply(i - 1) : undefined;
-    const text = ply && before ? moveWords(before, ply, previous ? previous.checks : [], naming) : `${naming.seat(seat)}: ${game.moves[i]}`;
-    return { seat, text };
+    const words = ply && before ? moveWords(before, ply, previous ? previous.checks : [], naming) : `${naming.seat(seat)}: ${game.moves[i]}`;
+    const automatic = state.history.automatic(i);
+    const cpu = automatic ? (state.yourSeats.includes(seat) ? "the CPU played for you" : "the CPU played for them") : null;
+    return { seat, text: cpu ? `${words} (${cpu})` : words, words, cpu };
   });
 }
 
@@ -137,6 +142,23 @@ function countWords(types) {
   return [...counts].map(([t, n]) => `${n} ${names[t]}${n > 1 ? "s" : ""}`).join(", ");
 }
 
+/**
+ * A summary of the moves made while the player was away, in words: a headline, then a line each.
+ * @param {import("./away.js").AwaySummary} away
+ * @param {boolean} duo
+ * @returns {string[]}
+ */
+export function awayWords(away, duo) {
+  const times = (/** @type {number} */ n) => (n === 1 ? "once" : n === 2 ? "twice" : `${n} times`);
+  const lines = [
+    `While you were away: ${away.moves} ${away.moves === 1 ? "move" : "moves"}`,
+    `The CPU stood in and played for you: ${away.forYou.map((m) => m.text).join(", ")}.`,
+    away.lost.length ? `${duo ? "Your side" : "You"} lost ${countWords(away.lost.map((code) => code[1]))}.` : `${duo ? "Your side" : "You"} lost no piece.`,
+  ];
+  if (away.checks) lines.push(`You were put in check ${times(away.checks)}.`);
+  return lines;
+}
+
 export class GameView {
   /** @param {import("./requests.js").Actions} actions */
   constructor(actions) {
@@ -168,14 +190,19 @@ export class GameView {
     this.lowHeard = null;
     /** @type {string | null} the result whose overlay was dismissed */
     this.dismissed = null;
+    /** @type {string | null} the summary of an absence last announced */
+    this.awayHeard = null;
     this.duoTop = h("div", { class: "duo-row top" });
     this.duoBottom = h("div", { class: "duo-row bottom" });
     this.turnLine = h("p", { class: "turn-line", id: "turn-line" });
     this.review = new Review(() => this.reviewChanged());
     this.sinceLine = h("p", { class: "since-line", dataset: { role: "since" } });
     this.reviewBar = h("div", { class: "review-bar", dataset: { role: "review" }, hidden: true });
-    this.premoveLine = h("p", { class: "premove-line", dataset: { role: "premoves" }, hidden: true });
-    this.boardNote = h("div", { class: "board-note" }, this.sinceLine, this.premoveLine, this.reviewBar);
+    this.premoveLine = new PremoveLine({
+      cancel: () => actions.cancelPremoves(),
+      dismiss: () => this.state && this.state.dismissDroppedPremoves(),
+    });
+    this.boardNote = h("div", { class: "board-note" }, this.sinceLine, this.reviewBar, this.premoveLine.el);
     // Pressing on the board, or a key on it, while an earlier position is shown goes back to the
     // live one first, so that a move is made on the position it is for.
     for (const type of ["pointerdown", "keydown"]) {
@@ -204,7 +231,7 @@ export class GameView {
         },
       },
     });
-    this.turnButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "turn-board" }, on: { click: () => this.turnBoard() } }, icon("turn"), h("span", { text: "Turn board" }));
+    this.turnButton = h("button", { class: "btn small ghost", type: "button", dataset: { action: "turn-board" }, on: { click: () => this.turnBoard() } }, icon("turn"), h("span", { class: "tool-label", text: "Turn board" }));
     this.status = h("section", { class: "card status-card", "aria-label": "Game status" });
     this.players = h("section", { class: "card players-card", "aria-labelledby": "players-title" });
     this.movesList = h("div", {
@@ -233,6 +260,24 @@ export class GameView {
       this.duoBottom);
     this.el = h("div", { class: "game-layout" }, this.boardCol, this.side);
     this.updateSoundButton();
+    // Escape cancels the premoves wherever the focus is, but in a text field or a dialog (the
+    // board's own Escape, which first drops a selection, has already had its say).
+    this.onDocumentKey = (/** @type {KeyboardEvent} */ e) => {
+      if (e.key !== "Escape" || e.defaultPrevented || !this.state || !this.el.isConnected) return;
+      const target = e.target;
+      if (target instanceof Element && target.closest("input, textarea, select, [contenteditable], dialog")) return;
+      const queued = this.state.yourSeats.some((seat) => (this.state?.premoves[seat] || []).length);
+      if (!queued) return;
+      e.preventDefault();
+      this.board.select(null);
+      this.actions.cancelPremoves();
+    };
+    document.addEventListener("keydown", this.onDocumentKey);
+  }
+
+  /** The page is left: stop listening to the whole document. */
+  destroy() {
+    document.removeEventListener("keydown", this.onDocumentKey);
   }
 
   /**
@@ -246,6 +291,11 @@ export class GameView {
   /** Scrolls the turn line and the board into view (a phone scrolled down to Start, say). */
   showBoard() {
     this.boardCol.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Puts the focus on the board (its keyboard square), as the game begins. */
+  focusBoard() {
+    this.board.focus();
   }
 
   /**
@@ -266,7 +316,7 @@ export class GameView {
 
   updateSoundButton() {
     const level = soundVolume();
-    fill(this.soundButton, icon(level > 0 ? "sound" : "muted"), h("span", { text: "Sound" }));
+    fill(this.soundButton, icon(level > 0 ? "sound" : "muted"), h("span", { class: "tool-label", text: "Sound" }));
     this.soundButton.setAttribute("aria-pressed", level > 0 ? "true" : "false");
     this.volumeInput.value = String(Math.round(level * 100));
     this.volumeInput.setAttribute("aria-valuetext", level > 0 ? `${Math.round(level * 100)}%` : "muted");
@@ -309,7 +359,7 @@ export class GameView {
     const premoveSeat = this.review.active ? null : state.premoveSeat;
     const premove = premoveSeat === null ? null : { seat: premoveSeat, queued: state.premoves[premoveSeat] || [] };
     this.board.draw({ game: shown, legal, duo: state.duo, showLegal: state.roomSettings.show_legal_moves, marks, premove });
-    this.renderPremoves(premove);
+    this.renderPremoves(state);
     this.el.classList.toggle("reviewing", this.review.active);
     this.renderNote(state, game, shown.ply);
     this.el.classList.toggle("duo", state.duo);
@@ -318,11 +368,14 @@ export class GameView {
     this.renderPlates(state, game);
     this.renderTurnLine(state, game);
     this.renderOverlay(state, game);
+    const away = this.awaySummary(state, game);
     const g = game;
-    const statusKey = JSON.stringify([g.result, g.draw_offer, g.resignation_request, g.to_move, g.armies, g.lifelines, g.clock && g.clock.paused, state.yourSeats, state.youAreHost, state.seats, state.session]);
+    const statusKey = JSON.stringify([away, g.result, g.draw_offer, g.resignation_request, g.to_move, g.armies, g.lifelines, g.clock && g.clock.paused, state.yourSeats, state.youAreHost, state.seats, state.session]);
     if (statusKey !== this.statusKey) {
       this.statusKey = statusKey;
-      rerender(this.status, () => this.statusContent(state, game));
+      rerender(this.status, () => this.statusContent(state, game, away));
+      if (away && JSON.stringify(away) !== this.awayHeard) announce(awayWords(away, state.duo).join(" "));
+      this.awayHeard = away ? JSON.stringify(away) : null;
     }
     fill(this.players, this.playersContent(state, game));
     this.renderMoves(state, game);
@@ -405,30 +458,28 @@ export class GameView {
       this.sinceLine.title = "";
       return;
     }
-    // "Since your move" only when the player's own move is just before these.
-    const before = game.move_seats[game.ply - moves.length - 1];
-    const title = before !== undefined && state.yourSeats.includes(before) ? "Since your move:" : "Last moves:";
+    // "Since your move" only when the player's own move is just before these (or the CPU's
+    // for them leads them).
+    const first = game.ply - moves.length;
+    const before = game.move_seats[first - 1];
+    const leadsMine = moves[0].cpu !== null && state.yourSeats.includes(moves[0].seat);
+    const title = leadsMine || (before !== undefined && state.yourSeats.includes(before)) ? "Since your move:" : "Last moves:";
     this.sinceLine.replaceChildren(h("span", { class: "since-title", text: title }),
-      ...moves.map(({ seat, text }) => h("span", { class: "since-move" }, armyBadge(seat, state.duo, { size: 12 }), h("span", { text }))));
+      ...moves.map(({ seat, words, cpu }) => h("span", { class: ["since-move", cpu && "automatic", cpu && state.yourSeats.includes(seat) && "for-you"] },
+        armyBadge(seat, state.duo, { size: 12 }),
+        h("span", { text: words }),
+        cpu ? h("span", { class: "tag cpu", title: cpu, text: state.yourSeats.includes(seat) ? "CPU for you" : "CPU" }) : null)));
     this.sinceLine.title = `${title} ${moves.map((m) => m.text).join("; ")}`;
   }
 
   /**
-   * Your queued premoves, listed under the board's note, with the ways to cancel them.
-   * @param {{seat: number, queued: string[]} | null} premove
+   * Your queued premoves (whether or not the board is live) or why the server dropped them.
+   * @param {RoomState} state
    */
-  renderPremoves(premove) {
-    const queued = premove ? premove.queued : [];
-    this.premoveLine.hidden = queued.length === 0;
-    if (!queued.length) {
-      this.premoveLine.replaceChildren();
-      return;
-    }
-    const words = queued.map((text) => text.replace(/^([a-n]\d+)([a-n]\d+)(.*)$/, "$1–$2$3"));
-    fill(this.premoveLine,
-      h("span", { class: "since-title", text: queued.length === 1 ? "Premove:" : "Premoves:" }),
-      ...words.map((text, i) => h("span", { class: "premove", text: `${i + 1}. ${text}` })),
-      h("button", { class: "btn small ghost", type: "button", dataset: { action: "cancel-premoves" }, text: "Cancel (Esc)", on: { click: () => this.actions.cancelPremoves() } }));
+  renderPremoves(state) {
+    const queued = state.yourSeats.flatMap((seat) => state.premoves[seat] || []);
+    this.premoveLine.render(queued, state.droppedPremoves);
+    this.boardNote.classList.toggle("with-premoves", !this.premoveLine.el.hidden);
   }
 
   // ----- the players around the board -----
@@ -542,11 +593,13 @@ export class GameView {
       return;
     }
     const mine = state.mySeatToMove !== null;
+    const words = mine ? (state.yourSeats.length > 1 ? `Your move (${state.seats[game.to_move].label})` : "Your move") : `${seatTitle(state, game.to_move)} to move`;
     this.turnLine.replaceChildren(
       armyBadge(game.to_move, state.duo, { size: 16 }),
-      h("span", { text: mine ? (state.yourSeats.length > 1 ? `Your move (${state.seats[game.to_move].label})` : "Your move") : `${seatTitle(state, game.to_move)} to move` }),
+      h("span", { class: "turn-text", text: words }),
       h("span", { class: "timer turn-timer", dataset: { timer: "turn" } }),
     );
+    this.turnLine.title = words;
     this.turnLine.classList.toggle("mine", mine);
   }
 
@@ -642,13 +695,16 @@ export class GameView {
   }
 
   /**
-   * The status card: who you are, the result or the offers and your actions, the session.
+   * The status card: who you are, what happened while you were away, the result or the offers
+   * and your actions, the session.
    * @param {RoomState} state
    * @param {GameData} game
+   * @param {import("./away.js").AwaySummary | null} away
    * @returns {HTMLElement[]}
    */
-  statusContent(state, game) {
+  statusContent(state, game, away) {
     const out = [this.youPlay(state)];
+    if (away) out.push(this.awayBlock(state, away));
     if (game.result) {
       out.push(this.resultBlock(state, game.result));
     } else {
@@ -660,6 +716,32 @@ export class GameView {
     }
     if (state.session) out.push(this.sessionBlock(state.session));
     return out;
+  }
+
+  /**
+   * What happened since the player's last own move, when they have come back and the CPU stood
+   * in for them meanwhile (null otherwise).
+   * @param {RoomState} state
+   * @param {GameData} game
+   * @returns {import("./away.js").AwaySummary | null}
+   */
+  awaySummary(state, game) {
+    if (!state.comeBack || game.result) return null;
+    const letters = new Set(state.yourSeats.map((seat) => (state.duo ? (seat % 2 === 0 ? "w" : "b") : "rbyg"[seat])));
+    return awaySummary(state.history, game, state.yourSeats, (code) => letters.has(code[0]));
+  }
+
+  /**
+   * @param {RoomState} state
+   * @param {import("./away.js").AwaySummary} away
+   * @returns {HTMLElement}
+   */
+  awayBlock(state, away) {
+    const [headline, ...lines] = awayWords(away, state.duo);
+    return h("div", { class: "away-summary", role: "region", "aria-label": "While you were away", dataset: { role: "away-summary" } },
+      h("h3", { text: headline }),
+      h("ul", {}, lines.map((line) => h("li", { text: line }))),
+      h("button", { class: "btn small", type: "button", dataset: { action: "dismiss-away" }, text: "Got it", on: { click: () => state.dismissComeBack() } }));
   }
 
   /**
@@ -857,7 +939,7 @@ export class GameView {
       const cell = row.cells[column + 1];
       cell.textContent = text;
       cell.title = seatTitle(state, seat);
-      if (state.plyAuto[i]) {
+      if (state.history.automatic(i)) {
         cell.classList.add("auto");
         cell.title += ", played by the CPU";
         cell.append(h("span", { class: "sr-only", text: " (played by the CPU)" }));

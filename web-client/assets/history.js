@@ -11,6 +11,33 @@ import { parseMove, PIECE_NAMES } from "./armies.js";
 /** @typedef {import("./protocol.js").GameHistory} HistoryBody */
 
 /**
+ * The pieces a move took: whatever stood on its target square (in Duo that may be a piece of the
+ * mover's own colour: friendly capture), and any piece of another army the move emptied a square
+ * of (en passant). Castling's rook, which moves, is not taken.
+ * @param {Record<string, string>} before the pieces by square before the move
+ * @param {string} move the move in coordinate form
+ * @param {Record<string, string | null>} changed what the move put on each square it changed
+ * @returns {string[]} the taken pieces' codes
+ */
+export function capturedPieces(before, move, changed) {
+  const mv = parseMove(move);
+  if (!mv) return [];
+  const piece = before[mv.from];
+  const mover = piece ? piece[0] : "";
+  // A king castling onto its own rook (as some castling notations write it) takes nothing.
+  const castlingOntoRook = piece && piece[1] === "K" && before[mv.to] === `${mover}R` && Object.keys(changed).length === 4;
+  /** @type {string[]} */
+  const taken = [];
+  if (before[mv.to] && !castlingOntoRook) taken.push(before[mv.to]);
+  for (const [square, after] of Object.entries(changed)) {
+    if (square === mv.from || square === mv.to) continue;
+    const old = before[square];
+    if (old && !after && old[0] !== mover) taken.push(old);
+  }
+  return taken;
+}
+
+/**
  * One army's (one seat's) last move at some point of the game: its squares and the ply it was
  * (0 for the first move).
  * @typedef {{seat: number, from: string, to: string, ply: number}} SeatMove
@@ -53,7 +80,10 @@ export class GameHistory {
    */
   record(ev) {
     this.plies.length = Math.min(this.plies.length, ev.ply - 1);
-    this.plies[ev.ply - 1] = { seat: ev.seat, text: ev.text, move: ev.move, changed: ev.changed, checks: ev.checks, checking: ev.checking || [] };
+    /** @type {PlyRecord} */
+    const record = { seat: ev.seat, text: ev.text, move: ev.move, changed: ev.changed, checks: ev.checks, checking: ev.checking || [] };
+    if (ev.automatic) record.automatic = true;
+    this.plies[ev.ply - 1] = record;
   }
 
   /**
@@ -107,6 +137,17 @@ export class GameHistory {
   ply(i) {
     return this.plies[i];
   }
+
+  /**
+   * Whether nobody at the seat chose move `i` (from 0): the CPU played it for a person, or a
+   * walking king moved. False while the move is not known.
+   * @param {number} i
+   * @returns {boolean}
+   */
+  automatic(i) {
+    const ply = this.plies[i];
+    return !!ply && !!ply.automatic;
+  }
 }
 
 /**
@@ -142,13 +183,15 @@ export function lastMoves(seats, coordinates, n) {
 /**
  * The moves since a player's own last move, by the others: the plies after the last one that
  * `mine` played, up to `n`, and at most the last three (one round of the others; all a
- * spectator, a player yet to move or one out of the game sees).
+ * spectator, a player yet to move or one out of the game sees). When the player's last move was
+ * not theirs but the CPU's (their turn ran out, or they were away), it leads the list.
  * @param {number[]} seats the seat of each move
  * @param {number[]} mine the player's seats
  * @param {number} n
+ * @param {(i: number) => boolean} [automatic] whether nobody at the seat chose move `i`
  * @returns {number[]} ply indexes, oldest first
  */
-export function sinceMove(seats, mine, n) {
+export function sinceMove(seats, mine, n, automatic = () => false) {
   let from = Math.max(0, n - 3);
   for (let i = n - 1; i >= from; i--) {
     if (mine.includes(seats[i])) {
@@ -156,6 +199,7 @@ export function sinceMove(seats, mine, n) {
       break;
     }
   }
+  if (from > 0 && mine.includes(seats[from - 1]) && automatic(from - 1)) from -= 1;
   const plies = [];
   for (let i = from; i < n; i++) plies.push(i);
   return plies;
@@ -183,11 +227,8 @@ export function moveWords(before, ply, checkedBefore, naming) {
   const who = naming.seat(ply.seat);
   if (!mv) return `${who}: ${ply.text}`;
   const piece = before[mv.from];
-  const mover = piece ? piece[0] : "";
   const role = piece ? PIECE_NAMES[piece[1]] || "piece" : "piece";
-  const taken = Object.keys(ply.changed)
-    .map((square) => before[square])
-    .filter((code) => code && code[0] !== mover);
+  const taken = capturedPieces(before, ply.move, ply.changed);
   const castles = !taken.length && Object.keys(ply.changed).length === 4;
   let text;
   if (castles) text = `${who} castles`;

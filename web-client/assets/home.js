@@ -98,11 +98,12 @@ export function homePage({ navigate }) {
         submit: (e) => {
           e.preventDefault();
           const text = joinInput.value.trim();
-          const m = /([0-9a-z]{13})\/?$/.exec(text);
+          // A room's link, or its id alone: all of it, so that a mistyped id is not cut to fit.
+          const m = /^(?:(?:https?:\/\/[^/\s]+)?\/r\/)?([0-9a-z]{13})\/?$/i.exec(text);
           if (m) {
-            navigate(`/r/${m[1]}`);
+            navigate(`/r/${m[1].toLowerCase()}`);
           } else {
-            joinInput.setCustomValidity("That is not a room link.");
+            joinInput.setCustomValidity("That is not a room link: a link ends in /r/ and a room id of 13 letters and digits.");
             joinInput.reportValidity();
           }
         },

@@ -5,6 +5,7 @@ import { announce, announceNow } from "./announce.js";
 import { playSound } from "./sound.js";
 import { seatTitle, recentMoves } from "./game.js";
 import { pieceWords } from "./armies.js";
+import { droppedText } from "./premove-line.js";
 
 /** @typedef {import("./state.js").RoomState} RoomState */
 /** @typedef {import("./state.js").Change} Change */
@@ -100,6 +101,9 @@ export class Narrator {
         break;
       case "seat_left":
         announce(`${state.seats[ev.seat].label} is free.`);
+        break;
+      case "premoves":
+        if (ev.dropped && state.droppedPremoves && state.droppedPremoves.seat === ev.seat) announceNow(droppedText(state.droppedPremoves));
         break;
       case "chat":
         if (!(ev.seat !== undefined && state.yourSeats.includes(ev.seat))) announce(`${ev.name} says: ${ev.text}`);

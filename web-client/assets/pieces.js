@@ -103,7 +103,9 @@ export function pieceGroup(type, look) {
   g.append(shape(BASE, look.color, stroke, 3.2));
   for (const spec of SHAPES[type] || SHAPES.P) {
     const isDetail = spec.startsWith("line:") || (type === "N" && spec.startsWith("circle:"));
-    g.append(shape(spec, isDetail ? detail : look.color, isDetail ? detail : stroke, isDetail ? 3.5 : 3.2));
+    const part = shape(spec, isDetail ? detail : look.color, isDetail ? detail : stroke, isDetail ? 3.5 : 3.2);
+    if (isDetail) part.setAttribute("class", "pc-detail");
+    g.append(part);
   }
   const [cx, cy] = MARK_AT[type] || [50, 62];
   const mark = markShape(look.mark, cx, cy, 7.5, "#ffffff", "#22201e", 2.4);

@@ -12,6 +12,7 @@
 /** @typedef {import("../types/protocol").GameStatus} RoomStatus */
 /** @typedef {import("../types/protocol").ArmyState} ArmyState */
 /** @typedef {import("../types/protocol").ChatChannel} ChatChannel */
+/** @typedef {import("../types/protocol").PremovesDropped} PremovesDropped why the server emptied a premove queue */
 /** @typedef {import("../types/protocol").ErrorCode} ErrorCode */
 /** @typedef {import("../types/protocol").Settings} Settings */
 /** @typedef {import("../types/protocol").SettingsPatch} SettingsPatch only the fields to change */

@@ -14,7 +14,7 @@ import { announceNow } from "./announce.js";
 import { played } from "./sound.js";
 import { presetInfo } from "./armies.js";
 import { gameHistory } from "./api.js";
-import { takeSeatOnArrival } from "./storage.js";
+import { takeSeatOnArrival, hasRoomTokens } from "./storage.js";
 import { roomActions } from "./requests.js";
 import { ConnectionBanner } from "./banner.js";
 import { Narrator } from "./narration.js";
@@ -116,14 +116,20 @@ export function roomPage(roomId, { navigate }) {
     const inGame = !!state.game;
     const next = inGame ? "game" : "lobby";
     if (mode !== next) {
+      const started = mode === "lobby";
       mode = next;
       // In a game the room's name and link go to the side column, so that the board may use
-      // the window's height; after Start, the board and the turn line are brought into view.
+      // the window's height; after Start, the board and the turn line are brought into view,
+      // and the focus, which was on the lobby's controls, goes to the board.
       if (inGame) {
+        const focusLost = !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected || lobby.el.contains(document.activeElement);
         fill(content, game.el);
         game.attachBar(roomBar);
         game.attachChat(chat.el);
-        requestAnimationFrame(() => game.showBoard());
+        requestAnimationFrame(() => {
+          game.showBoard();
+          if (started && (focusLost || document.activeElement === document.body)) game.focusBoard();
+        });
       } else {
         fill(content, lobby.el);
         el.insertBefore(roomBar, content);
@@ -153,19 +159,31 @@ export function roomPage(roomId, { navigate }) {
 
   // ----- connection -----
 
-  function gone() {
-    fill(content, h("div", { class: "card room-gone" },
-      h("h1", { text: "This room is closed" }),
-      h("p", { text: "No room has this link: it may have closed after a long time with nobody in it." }),
-      h("button", { class: "btn primary", type: "button", text: "Open a new room", on: { click: () => navigate("/") } })));
+  /**
+   * The server has no such room. One this device was in (connected, or holding its tokens) has
+   * closed; any other id may never have existed (a mistyped link, say).
+   * @param {boolean} known
+   */
+  function gone(known) {
+    const closed = known || hasRoomTokens(roomId);
+    fill(content, h("div", { class: "card room-gone", dataset: { gone: closed ? "closed" : "unknown" } },
+      h("h1", { text: closed ? "This room is closed" : "No such room" }),
+      h("p", { text: closed ? "It closed after a long time with nobody in it, and the server has forgotten it." : `No room has the id ${roomId}: check the link you were sent.` }),
+      h("button", { class: "btn primary", type: "button", text: closed ? "Open a new room" : "Go to the home page", on: { click: () => navigate("/") } })));
     invite.hidden = true;
     banner.hide();
+    const heading = content.querySelector("h1");
+    if (heading) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
   }
 
   const conn = new Connection(roomId, {
     hello: () => state.helloTokens(),
     version: () => state.v,
     onHello: (ack) => {
+      state.connected();
       const seats = ack.seats || [];
       state.reconcileSeats(seats);
       if (state.v !== null) {
@@ -205,6 +223,7 @@ export function roomPage(roomId, { navigate }) {
     destroy() {
       clearInterval(ticker);
       conn.stop();
+      game.destroy();
       narrator.leave();
     },
     // For the browser tests and for debugging from the console.

@@ -6,7 +6,7 @@
 
 import { roomTokens, saveRoomTokens, allSeatTokens } from "./storage.js";
 import { parseMove } from "./armies.js";
-import { GameHistory } from "./history.js";
+import { GameHistory, capturedPieces } from "./history.js";
 
 /** @typedef {import("./protocol.js").Snapshot} Snapshot */
 /** @typedef {import("./protocol.js").GameView} GameView */
@@ -60,12 +60,21 @@ export class RoomState {
     this.session = null;
     /** @type {Record<number, string[]>} each of your seats' premove queue, first to play first */
     this.premoves = {};
+    /**
+     * The last queue the server emptied without playing it, and why, until the player acts
+     * again (a move, a new premove) or dismisses the notice.
+     * @type {{seat: number, moves: string[], reason: import("./protocol.js").PremovesDropped} | null}
+     */
+    this.droppedPremoves = null;
+    /**
+     * Whether the player has come back (the page opened, or reconnected) and not moved since:
+     * the moves the CPU played for them meanwhile are summed up for them until they move.
+     */
+    this.comeBack = false;
     /** @type {import("./protocol.js").Limits | null} the server's limits on names and chat */
     this.limits = null;
     /** every position of the game, for review and for words on the moves */
     this.history = new GameHistory();
-    /** @type {boolean[]} plies the CPU played for a person (seen live) */
-    this.plyAuto = [];
     this.clockAt = 0; // Date.now() when the game's clock arrived
     this.snapshots = 0; // snapshots applied (a reconnection that catches up by events adds none)
     this.tokens = roomTokens(roomId);
@@ -230,6 +239,23 @@ export class RoomState {
     return this.settings;
   }
 
+  /** The page (re)connected to the room. */
+  connected() {
+    this.comeBack = true;
+  }
+
+  /** The player read what happened while they were away. */
+  dismissComeBack() {
+    this.comeBack = false;
+    this.emit({ kind: "dismissed" });
+  }
+
+  /** The player read the notice of a dropped premove queue. */
+  dismissDroppedPremoves() {
+    this.droppedPremoves = null;
+    this.emit({ kind: "dismissed" });
+  }
+
   // ----- applying what the server sends -----
 
   /** @param {Snapshot} msg */
@@ -260,7 +286,6 @@ export class RoomState {
     if (!game.move_coordinates) game.move_coordinates = [];
     this.history.follow(game);
     this.rules = game.rules;
-    this.plyAuto = this.plyAuto.slice(0, game.moves.length);
     this.clockAt = Date.now();
   }
 
@@ -322,8 +347,8 @@ export class RoomState {
       case "started":
         this.status = "playing";
         this.legal = null;
-        this.plyAuto = [];
         this.premoves = {};
+        this.droppedPremoves = null;
         this.setGame(ev.game);
         break;
       case "moved":
@@ -355,9 +380,14 @@ export class RoomState {
         this.session = session;
         break;
       }
-      case "premoves":
+      case "premoves": {
+        const before = this.premoves[ev.seat] || [];
+        // A game's end says why by itself.
+        if (ev.dropped && ev.dropped !== "game_over" && before.length) this.droppedPremoves = { seat: ev.seat, moves: before, reason: ev.dropped };
+        else if (ev.moves.length) this.droppedPremoves = null;
         this.premoves = { ...this.premoves, [ev.seat]: ev.moves };
         break;
+      }
       case "hidden":
         break;
     }
@@ -398,13 +428,9 @@ export class RoomState {
   onMoved(ev) {
     const g = this.game;
     if (!g) return undefined;
-    /** @type {string[]} */
-    const captured = [];
+    const captured = capturedPieces(g.pieces, ev.move, ev.changed);
     const mv = parseMove(ev.move);
-    const mover = ((mv && g.pieces[mv.from]) || " ")[0];
     for (const [square, piece] of Object.entries(ev.changed)) {
-      const old = g.pieces[square];
-      if (old && (!piece || piece[0] !== old[0]) && old[0] !== mover) captured.push(old);
       if (piece) g.pieces[square] = piece;
       else delete g.pieces[square];
     }
@@ -422,8 +448,8 @@ export class RoomState {
     g.move_seats = g.move_seats.slice(0, ev.ply - 1).concat([ev.seat]);
     g.move_coordinates = g.move_coordinates.slice(0, ev.ply - 1).concat([ev.move]);
     this.history.record(ev);
-    this.plyAuto = this.plyAuto.slice(0, ev.ply - 1);
-    this.plyAuto[ev.ply - 1] = !!ev.automatic;
+    if (!ev.automatic && this.droppedPremoves && this.droppedPremoves.seat === ev.seat) this.droppedPremoves = null;
+    if (!ev.automatic && this.yourSeats.includes(ev.seat)) this.comeBack = false;
     g.to_move = ev.to_move;
     g.checks = ev.checks;
     g.checking = ev.checking || [];
@@ -449,6 +475,7 @@ export class RoomState {
    */
   onRematch(seats, game, seatMoves) {
     this.premoves = {};
+    this.droppedPremoves = null;
     if (seatMoves) {
       const moves = seatMoves;
       this.remapTokens((s) => moves[s]);
@@ -458,7 +485,6 @@ export class RoomState {
     this.seats = seats;
     this.status = "playing";
     this.legal = null;
-    this.plyAuto = [];
     this.setGame(game);
   }
 }

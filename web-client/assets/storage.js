@@ -47,6 +47,16 @@ export function roomTokens(roomId) {
 }
 
 /**
+ * Whether this device holds any token of a room (it was seated or hosted there).
+ * @param {string} roomId
+ * @returns {boolean}
+ */
+export function hasRoomTokens(roomId) {
+  const tokens = roomTokens(roomId);
+  return !!tokens.host || Object.keys(tokens.seats).length > 0 || tokens.extra.length > 0;
+}
+
+/**
  * @param {string} roomId
  * @param {RoomTokens} tokens
  */

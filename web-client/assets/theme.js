@@ -20,13 +20,18 @@ function apply() {
 }
 
 /**
- * The header's switch: pressed for the dark theme. It follows the system until used.
+ * The header's switch, named for the theme it switches to ("Dark theme" while the light one
+ * shows), as a player reads a button: what pressing it does. It follows the system until used.
  * @returns {HTMLButtonElement}
  */
 export function themeSwitch() {
   apply();
-  const button = h("button", { class: "btn small ghost theme-switch", type: "button", dataset: { action: "theme" }, text: "Dark theme" });
-  const show = () => button.setAttribute("aria-pressed", currentTheme() === "dark" ? "true" : "false");
+  const button = h("button", { class: "btn small ghost theme-switch", type: "button", dataset: { action: "theme" } });
+  const show = () => {
+    const dark = currentTheme() === "dark";
+    button.textContent = dark ? "Light theme" : "Dark theme";
+    button.title = dark ? "Switch to the light theme" : "Switch to the dark theme";
+  };
   button.addEventListener("click", () => {
     savePreference("theme", currentTheme() === "dark" ? "light" : "dark");
     apply();

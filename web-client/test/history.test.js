@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GameHistory, lastMoves, sinceMove, moveWords } from "../assets/history.js";
+import { GameHistory, lastMoves, sinceMove, moveWords, capturedPieces } from "../assets/history.js";
 
 const START = { e2: "wP", e7: "bP", d8: "bQ", f2: "wP", g2: "wP", e1: "wK", d1: "wQ" };
 
@@ -113,4 +113,19 @@ test("moves in words: captures, quiet moves, checks, castling and promotion", ()
   assert.equal(moveWords({ h1: "rK", k1: "rR" }, castle, [], naming), "Red castles");
   const promote = { seat: 0, text: "h13-h14=Q", move: "h13h14q", changed: { h13: null, h14: "rQ" }, checks: [] };
   assert.equal(moveWords({ h13: "rP" }, promote, [], naming), "Red: pawn to h14, becomes a queen");
+});
+
+test("a capture of a piece of the mover's own colour (Duo's friendly capture) is worded as a capture", () => {
+  const naming = {
+    seat: (seat) => ["W1", "B1", "W2", "B2"][seat],
+    army: (letter) => ({ w: "White", b: "Black" })[letter],
+    checked: (seats) => seats.map((seat) => ["W1", "B1", "W2", "B2"][seat]).join(" and "),
+  };
+  const take = { seat: 1, text: "Rxg8", move: "h8g8", changed: { h8: null, g8: "bR" }, checks: [] };
+  assert.equal(moveWords({ h8: "bR", g8: "bN" }, take, [], naming), "B1's rook takes Black's knight on g8");
+  assert.deepEqual(capturedPieces({ h8: "bR", g8: "bN" }, take.move, take.changed), ["bN"]);
+  // En passant empties a square that is not the target; castling takes nothing.
+  assert.deepEqual(capturedPieces({ e5: "wP", d5: "bP" }, "e5d6", { e5: null, d6: "wP", d5: null }), ["bP"]);
+  assert.deepEqual(capturedPieces({ e1: "wK", h1: "wR" }, "e1g1", { e1: null, g1: "wK", h1: null, f1: "wR" }), []);
+  assert.deepEqual(capturedPieces({ e1: "wK", h1: "wR" }, "e1h1", { e1: null, g1: "wK", h1: null, f1: "wR" }), []);
 });

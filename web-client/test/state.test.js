@@ -146,7 +146,7 @@ const CASES = {
       if (ev.result) expected.result = ev.result;
       assert.deepEqual({ ...state.game, fen: "" }, { ...expected, fen: "" });
       assert.equal(state.legal, null);
-      assert.equal(state.plyAuto[ev.ply - 1], !!ev.automatic);
+      assert.equal(state.history.automatic(ev.ply - 1), !!ev.automatic);
       assert.deepEqual(state.history.ply(ev.ply - 1).changed, ev.changed);
     },
   },
@@ -180,7 +180,7 @@ const CASES = {
       assert.deepEqual(state.seats, ev.seats);
       assert.deepEqual(state.game, ev.game);
       assert.equal(state.status, "playing");
-      assert.deepEqual(state.plyAuto, []);
+      assert.equal(state.history.automatic(0), false);
     },
   },
   session: {
