@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { withServerAndBrowser, person, createRoom, sit, waitForMyTurn, clickMove, waitForPly, axeViolations as violations } from "./helpers.js";
+import { withServerAndBrowser, startServer, person, screenshot, createRoom, sit, waitForMyTurn, clickMove, waitForPly, axeViolations as violations } from "./helpers.js";
 
 let server;
 let browser;
@@ -121,4 +121,75 @@ test("Duo's plates and banks low on time, in the light and the dark theme", asyn
   }
   await context.close();
   assertNoneFound();
+});
+
+/**
+ * In the page: every army's mark off the board (the badges by seats, names, moves and chat; the
+ * lost pieces) with its contrast against what it stands on: the better of its fill's and, where
+ * its edge is at least a pixel wide, its edge's (WCAG's 3:1 for graphics).
+ */
+function markContrasts() {
+  const parse = (color) => {
+    const m = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(color);
+    return m ? { rgb: [Number(m[1]), Number(m[2]), Number(m[3])], alpha: m[4] === undefined ? 1 : Number(m[4]) } : null;
+  };
+  const luminance = ([r, g, b]) => {
+    const c = [r, g, b].map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const contrast = (a, b) => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  const background = (el) => {
+    for (let at = el; at; at = at.parentElement) {
+      const color = parse(getComputedStyle(at).backgroundColor);
+      if (color && color.alpha > 0.5) return color.rgb;
+    }
+    return parse(getComputedStyle(document.documentElement).backgroundColor).rgb;
+  };
+  const marks = [...document.querySelectorAll(".badge-icon .badge-mark, .mini-piece .piece-shape > :first-child")];
+  return marks.filter((mark) => mark.getBoundingClientRect().width > 0).map((mark) => {
+    const svg = mark.ownerSVGElement;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const style = getComputedStyle(mark);
+    const under = background(svg);
+    const fill = parse(style.fill);
+    const stroke = parse(style.stroke);
+    const edgeWidth = parseFloat(style.strokeWidth) * scale;
+    const ratio = Math.max(fill ? contrast(fill.rgb, under) : 0, stroke && edgeWidth >= 1 ? contrast(stroke.rgb, under) : 0);
+    const where = svg.closest("[data-seat], .since-move, .turn-line, th, .chat-line, .lost-pieces, .seat-head");
+    return { ratio: Math.round(ratio * 100) / 100, fill: style.fill, where: where ? where.className || where.tagName : "?" };
+  });
+}
+
+test("every army's mark stands out of both themes' backgrounds at 3:1, in Teams and in Duo", async () => {
+  // Four random CPUs play, so that pieces are lost quickly; Zed watches.
+  const random = await startServer(["--cpu-strategy", "random"]);
+  try {
+    for (const preset of ["teams", "duo"]) {
+      const { page, context } = await auditor();
+      await createRoom(page, random.url, { preset });
+      await page.click('[data-action="start"]');
+      await page.click('dialog [data-confirm="yes"]');
+      // Both sides (Duo) or three armies (Teams) have lost a piece, shown by the players.
+      await page.waitForFunction((n) => document.querySelectorAll(".lost-pieces").length >= n, preset === "duo" ? 2 : 3, { timeout: 30000 });
+      await page.waitForSelector('[data-role="since"] .since-move');
+      for (const theme of ["light", "dark"]) {
+        if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== theme) await page.click('[data-action="theme"]');
+        await screenshot(page, `marks-${preset}-${theme}`);
+        const marks = await page.evaluate(markContrasts);
+        const colours = new Set(marks.map((m) => m.fill));
+        assert.ok(colours.size >= (preset === "duo" ? 2 : 4), `${preset}, ${theme}: every army's colour is among the marks (${[...colours]})`);
+        const faint = marks.filter((m) => m.ratio < 3);
+        assert.deepEqual(faint, [], `${preset}, ${theme}: marks under 3:1`);
+      }
+      await context.close();
+    }
+  } finally {
+    await random.stop();
+  }
 });

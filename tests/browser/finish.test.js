@@ -161,3 +161,106 @@ test("the limits on names and chat are the server's, named as it sets them", asy
     await strict.stop();
   }
 });
+
+/**
+ * In the page: what the screen reader is given from now on, as it reads it: the whole of an
+ * atomic live region whenever it changes, the lines added to any other.
+ */
+function recordAnnouncements() {
+  window.heard = [];
+  for (const region of document.querySelectorAll("[aria-live]")) {
+    new MutationObserver((changes) => {
+      if (region.getAttribute("aria-live") === "off") return;
+      if (region.getAttribute("aria-atomic") === "true") window.heard.push(region.textContent);
+      else for (const change of changes) for (const node of change.addedNodes) window.heard.push(node.textContent);
+    }).observe(region, { childList: true, subtree: true, characterData: true });
+  }
+}
+
+test("after Start the focus is on the board, and each turn is announced once", async () => {
+  const { page, context } = await person(browser);
+  await createRoom(page, server.url, { name: "Ike" });
+  await page.evaluate(recordAnnouncements);
+  // Started by the keyboard: the focus does not fall to the page's body.
+  await page.focus('[data-action="start"]');
+  await page.keyboard.press("Enter");
+  await waitForMyTurn(page);
+  await page.waitForFunction(() => document.activeElement && document.activeElement.matches(".board .sq"));
+  assert.equal(await page.evaluate(() => scrollY), 0, "the focus did not scroll the page");
+  await page.keyboard.press("ArrowUp");
+  assert.ok(await page.evaluate(() => document.activeElement.matches(".board .sq")), "the keys move on the board");
+  await clickMove(page, "h2", "h4");
+  await waitForPly(page, 4);
+  await waitForMyTurn(page);
+  await page.waitForFunction(() => window.heard.some((text) => /Since your move/.test(text)));
+  const heard = await page.evaluate(() => window.heard);
+  const yourMove = heard.join("\n").match(/Your move/g) || [];
+  assert.equal(yourMove.length, 2, `two turns, each announced once:\n${heard.join("\n")}`);
+  await context.close();
+});
+
+test("a room id that never existed says so, with a way home; a room this device was in says it closed", async () => {
+  // Rooms close a second after the last person leaves.
+  const quick = await startServer(["--idle-room-seconds", "1"]);
+  try {
+    const { page, context } = await person(browser);
+    await page.goto(`${quick.url}/r/zzzzzzzzzzzzz`);
+    await page.waitForSelector('.room-gone[data-gone="unknown"]');
+    assert.equal(await page.locator(".room-gone h1").innerText(), "No such room");
+    assert.match(await page.locator(".room-gone p").innerText(), /zzzzzzzzzzzzz/);
+    await page.click('.room-gone button:text("Go to the home page")');
+    await page.waitForSelector(".presets");
+    // The Open field takes a whole link or a whole id, and refuses one letter too many rather
+    // than cutting it off.
+    const roomUrl = await createRoom(page, quick.url, { name: "Jo" });
+    const id = roomUrl.split("/r/")[1];
+    await page.goto(quick.url + "/");
+    await page.fill('input[aria-label="Room link or id"]', `x${id}`);
+    await page.click('button:text-is("Open")');
+    assert.equal(page.url(), quick.url + "/");
+    assert.match(await page.evaluate(() => document.querySelector('input[aria-label="Room link or id"]').validationMessage), /not a room link/);
+    await page.fill('input[aria-label="Room link or id"]', id.toUpperCase());
+    await page.click('button:text-is("Open")');
+    await page.waitForURL(`${quick.url}/r/${id}`);
+    await page.waitForSelector('.seat-card.mine[data-seat="0"]');
+    // Jo leaves; the room closes; Jo's link now says that it closed.
+    await page.goto(quick.url + "/");
+    await page.waitForSelector(".presets");
+    for (let waited = 0; (await fetch(`${quick.url}/api/rooms/${id}`)).status !== 404; waited += 100) {
+      assert.ok(waited < 15000, "the room closes once nobody is in it");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await page.goto(roomUrl);
+    await page.waitForSelector('.room-gone[data-gone="closed"]');
+    assert.equal(await page.locator(".room-gone h1").innerText(), "This room is closed");
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  } finally {
+    await quick.stop();
+  }
+});
+
+test("in Duo a capture of a piece of your own colour is told as a capture", async () => {
+  const { page, context } = await person(browser);
+  const roomUrl = await createRoom(page, server.url, { preset: "duo", name: "Kim", teamClock: 5 });
+  // Zed watches, and keeps every "last moves" line his page shows.
+  const zed = await person(browser);
+  await zed.page.goto(roomUrl);
+  await zed.page.waitForSelector(".seat-card");
+  await page.click('[data-action="start"]');
+  await zed.page.waitForSelector(".board .sq");
+  await zed.page.evaluate(() => {
+    window.lines = [];
+    new MutationObserver(() => window.lines.push(document.querySelector('[data-role="since"]').textContent)).observe(document.querySelector('[data-role="since"]'), { childList: true, subtree: true });
+  });
+  await waitForMyTurn(page);
+  await page.evaluate(recordAnnouncements);
+  // W1's knight takes White's own pawn on e2 (Duo's friendly capture): heard as a capture.
+  await clickMove(page, "g1", "e2");
+  await page.waitForFunction(() => window.heard.some((text) => /Captured: white pawn/.test(text)));
+  // And worded as one.
+  await zed.page.waitForFunction(() => window.lines.some((line) => /W1's knight takes White's pawn on e2/.test(line)));
+  assert.deepEqual(zed.page.errors, []);
+  await zed.context.close();
+  await context.close();
+});

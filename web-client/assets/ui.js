@@ -68,9 +68,11 @@ export function armyBadge(seat, duo, { out = false, size = 16 } = {}) {
   const army = seatArmy(seat, duo);
   const color = out ? "#9ea3a8" : army.color;
   const icon = s("svg", { class: "badge-icon", viewBox: "0 0 20 20", width: size, height: size, "aria-hidden": "true" });
-  const mark = markShape(army.mark, 10, 10.5, 7, color, "#22201e", 1.6) || s("circle", { cx: 10, cy: 10, r: 7.5, fill: color, stroke: "#22201e", "stroke-width": 1.6 });
   // The edge follows the theme (style.css, --mark-edge), so that every colour stands out of
-  // either background (Duo's black on the dark one, yellow on the light one).
+  // either background (Duo's black on the dark one, yellow on the light one); it is drawn at
+  // least a pixel wide, however small the badge.
+  const edge = Math.max(1.6, 21 / size);
+  const mark = markShape(army.mark, 10, 10.5, 7, color, "#22201e", edge) || s("circle", { cx: 10, cy: 10, r: 7.5, fill: color, stroke: "#22201e", "stroke-width": edge });
   mark.setAttribute("class", "badge-mark");
   icon.append(mark);
   return icon;
