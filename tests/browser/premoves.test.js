@@ -123,6 +123,17 @@ test("the queue stays in view beside the moves since yours, at every size; Escap
   }
   await bob.setViewportSize({ width: 1280, height: 720 });
   await screenshot(bob, "premoves-with-since-line");
+  // Reviewing an earlier position, the queue is still listed with its cancel button, and a
+  // right click on the board cancels it.
+  await bob.click('.moves td[data-ply="1"]');
+  await bob.waitForSelector('[data-role="review"]:not([hidden])');
+  assert.equal(await uncovered(bob, '[data-action="cancel-premoves"]'), "ok", "the cancel button under review");
+  assert.equal(await uncovered(bob, '[data-action="back-to-game"]'), "ok", "the way back to the game under review");
+  await bob.click(square("h8"), { button: "right" });
+  await bob.waitForSelector('[data-role="premoves"]', { state: "hidden" });
+  await bob.click(square("b8"));
+  await bob.click(square("c8"));
+  await bob.waitForSelector('[data-role="premoves"] .premove');
 
   // Escape with the focus on the page's body (a mouse player who clicked elsewhere) cancels.
   await bob.click(".players-card");
@@ -157,6 +168,36 @@ test("the queue stays in view beside the moves since yours, at every size; Escap
   await bob.waitForSelector('[data-role="premove-dropped"]', { state: "detached" });
   assert.deepEqual(ann.errors, []);
   assert.deepEqual(bob.errors, []);
+  await ann.context().close();
+  await bob.context().close();
+});
+
+test("Duo: the queue stays in view beside the moves since yours, at every size", async () => {
+  const ann = (await person(browser)).page;
+  const roomUrl = await createRoom(ann, server.url, { preset: "duo", name: "Ann", teamClock: 5 });
+  const bob = (await person(browser)).page;
+  await bob.goto(roomUrl);
+  await bob.waitForSelector(".seat-card");
+  // W1 Ann, B1 the CPU, W2 the CPU, B2 Bob: while Bob thinks, Ann's note lists B1's and W2's moves.
+  await sit(bob, 3, "Bob");
+  await ann.click('[data-action="start"]');
+  await clickMove(ann, "g1", "f3");
+  await waitForPly(ann, 3);
+  await ann.waitForSelector('[data-role="since"] .since-move');
+  // A pawn of White's still at home (W2 shares the pieces and may have moved one).
+  const pieces = await ann.evaluate(() => window.fourkings.state.game.pieces);
+  const file = ["h", "a", "b", "g", "c", "f"].find((f) => pieces[`${f}2`] === "wP" && !pieces[`${f}3`]);
+  await ann.click(square(`${file}2`));
+  await ann.click(square(`${file}3`));
+  await ann.waitForSelector('[data-role="premoves"] .premove');
+  for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080], [390, 844]]) {
+    await ann.setViewportSize({ width, height });
+    await ann.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await ann.evaluate(() => document.querySelector(".board-col").scrollIntoView({ block: "start" }));
+    assert.ok(await ann.locator('[data-role="since"] .since-move').first().isVisible(), `the moves since Ann's at ${width}×${height}`);
+    assert.equal(await uncovered(ann, '[data-action="cancel-premoves"]'), "ok", `the cancel button at ${width}×${height}`);
+  }
+  assert.deepEqual(ann.errors, []);
   await ann.context().close();
   await bob.context().close();
 });
