@@ -57,10 +57,23 @@ pub struct Config {
     )]
     pub max_connections_per_address: usize,
     /// Sockets one client address may hold open at once, WebSockets included (IPv6: one /64
-    /// network); one over is closed at once, unread; 0 for no limit. Trusted proxies are not held
-    /// to it.
+    /// network); one over is held unread (`--hold-over-cap-seconds`), then closed; 0 for no
+    /// limit. Trusted proxies are not held to it.
     #[arg(long, env = "FOURKINGS_MAX_SOCKETS_PER_ADDRESS", default_value_t = 200)]
     pub max_sockets_per_address: usize,
+    /// Seconds a connection over its address's socket cap is held unread before it is answered
+    /// `429` and closed (a flood that re-opens what is closed then waits, instead of filling the
+    /// accept queue); 0 closes it at once.
+    #[arg(long, env = "FOURKINGS_HOLD_OVER_CAP_SECONDS", default_value_t = 10.0, value_parser = seconds)]
+    pub hold_over_cap_seconds: f64,
+    /// The most over-cap connections held at once (at most a quarter of the sockets the
+    /// open-files limit allows); past it, the one held longest is released first.
+    #[arg(long, env = "FOURKINGS_MAX_HELD_SOCKETS", default_value_t = 8192)]
+    pub max_held_sockets: usize,
+    /// The listening socket's backlog: connections the kernel keeps waiting to be accepted
+    /// (it caps the figure at `net.core.somaxconn`). Default: the kernel's `somaxconn`.
+    #[arg(long, env = "FOURKINGS_LISTEN_BACKLOG")]
+    pub listen_backlog: Option<u32>,
     /// Sockets kept free for new clients near the open-files limit: past it, the oldest idle
     /// plain-HTTP connections are closed to make room (never a WebSocket).
     #[arg(long, env = "FOURKINGS_SOCKET_RESERVE", default_value_t = 32)]
@@ -317,6 +330,22 @@ impl Config {
     /// How long a connection may take to send a request's head, or wait for its next one.
     pub fn request_head(&self) -> Duration {
         duration(self.request_head_seconds, 0.01, 3_600.0)
+    }
+
+    /// How long a connection over its address's socket cap is held unread.
+    pub fn hold_over_cap(&self) -> Duration {
+        duration(self.hold_over_cap_seconds, 0.0, 3_600.0)
+    }
+
+    /// The listening socket's backlog: the configured one, else the kernel's `somaxconn` (4,096
+    /// where it cannot be read, the kernel's default since Linux 5.4).
+    pub fn listen_backlog(&self) -> u32 {
+        self.listen_backlog.unwrap_or_else(|| {
+            std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+                .ok()
+                .and_then(|text| text.trim().parse().ok())
+                .unwrap_or(4096)
+        })
     }
 
     /// How long a room's lease lasts without renewal.

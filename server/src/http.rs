@@ -25,7 +25,11 @@ use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
 
 use crate::admission::{Admission, Tracked};
+use crate::held::HeldSockets;
 use crate::metrics::Metrics;
+
+/// How often held over-cap connections whose time is up are released.
+const RELEASE_EVERY: Duration = Duration::from_millis(250);
 
 /// How long to wait before accepting again after an error other than a connection's own (such as
 /// running out of file descriptors): connections must close before a new one can be taken.
@@ -35,6 +39,7 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 #[derive(Clone)]
 pub(crate) struct Serving {
     pub(crate) admission: Arc<Admission>,
+    pub(crate) held: Arc<HeldSockets>,
     pub(crate) request_head: Duration,
     pub(crate) metrics: Arc<Metrics>,
 }
@@ -51,9 +56,17 @@ pub(crate) async fn serve(
     let connections = TaskTracker::new();
     // Accept errors since the last success: logged once an episode, not once a try.
     let mut failing = 0u64;
+    // Held connections are released when due even while nothing new is accepted.
+    let mut release = tokio::time::interval(RELEASE_EVERY);
+    release.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
+            _ = release.tick() => {
+                serving.held.release_due(tokio::time::Instant::now());
+                serving.metrics.connections_held.set(serving.held.held() as i64);
+                continue;
+            }
             () = stop.cancelled() => break,
         };
         let (stream, peer) = match accepted {
@@ -75,7 +88,7 @@ pub(crate) async fn serve(
             tracing::info!(errors = failing, "accepting connections again");
             failing = 0;
         }
-        // Closed at once, unread, if its address holds as many as one may.
+        // Held unread for a while (then closed), if its address holds as many as one may.
         let close = CancellationToken::new();
         let ticket = match serving.admission.admit(peer.ip(), close.clone()) {
             Ok((ticket, shed)) => {
@@ -84,6 +97,7 @@ pub(crate) async fn serve(
             }
             Err(_) => {
                 serving.metrics.connections_refused.inc();
+                serving.held.hold(stream, tokio::time::Instant::now());
                 continue;
             }
         };

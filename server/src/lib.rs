@@ -45,6 +45,7 @@ pub mod cpu;
 mod directory;
 mod forward;
 mod health;
+mod held;
 mod http;
 mod ids;
 mod metrics;
@@ -225,7 +226,8 @@ impl Server {
         .await
         .map_err(StorageError::database)?;
         let loaded = loaded?;
-        let (listener, addr) = bind(config.addr).await?;
+        let backlog = config.listen_backlog();
+        let (listener, addr) = bind(config.addr, backlog).await?;
         if let Some(url) = &config.node_url {
             config.node_url = Some(node_url(url, addr.port())?);
         }
@@ -272,10 +274,21 @@ impl Server {
         let capacity = open_files::limit().map_or(usize::MAX, |limit| {
             usize::try_from(limit.saturating_sub(open_files::RESERVED)).unwrap_or(usize::MAX)
         });
+        // Connections held over their address's cap take descriptors from a budget of their own.
+        let held = Arc::new(held::HeldSockets::new(
+            config.max_held_sockets.min(capacity / 4),
+            config.hold_over_cap(),
+        ));
+        tracing::info!(
+            backlog,
+            held = held.budget(),
+            hold_seconds = held.hold_for().as_secs_f64(),
+            "accept queue, and connections over an address's cap held"
+        );
         let admission = Arc::new(admission::Admission::new(
             config.max_sockets_per_address,
             config.trusted_proxies.clone(),
-            capacity,
+            capacity - held.budget(),
             config.socket_reserve,
         ));
         let cluster = ownership.map(|ownership| {
@@ -313,6 +326,7 @@ impl Server {
         let stop = stop_http.clone();
         let serving = http::Serving {
             admission,
+            held,
             request_head: config.request_head(),
             metrics,
         };
@@ -397,9 +411,18 @@ impl Server {
 }
 
 /// Binds `addr` (port 0 picks a free port) and says which address it got.
-async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), StartError> {
+async fn bind(addr: SocketAddr, backlog: u32) -> Result<(TcpListener, SocketAddr), StartError> {
     let listen = |source| StartError::Listen { addr, source };
-    let listener = TcpListener::bind(addr).await.map_err(listen)?;
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+    }
+    .map_err(listen)?;
+    // As `TcpListener::bind` does: a restarted server may bind while old connections linger.
+    socket.set_reuseaddr(true).map_err(listen)?;
+    socket.bind(addr).map_err(listen)?;
+    // A burst of handshakes waits here to be accepted; past it the kernel drops them.
+    let listener = socket.listen(backlog).map_err(listen)?;
     let bound = listener.local_addr().map_err(listen)?;
     Ok((listener, bound))
 }

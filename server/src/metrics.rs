@@ -62,8 +62,11 @@ pub(crate) struct Metrics {
     /// Accepting a connection failed (the process ran out of file descriptors, or the system
     /// of memory for sockets), each try.
     pub(crate) accept_errors: Counter,
-    /// Connections closed unread: their address held as many sockets as one may.
+    /// Connections not admitted (held unread, then closed): their address held as many sockets
+    /// as one may.
     pub(crate) connections_refused: Counter,
+    /// Over-cap connections held unread now.
+    pub(crate) connections_held: Gauge,
     /// Idle plain-HTTP connections closed to keep room for new clients near the open-files
     /// limit.
     pub(crate) connections_shed: Counter,
@@ -322,8 +325,15 @@ impl Metrics {
             connections_refused: registered(
                 r,
                 "connections_refused",
-                "Connections closed unread because their address held as many sockets as one may",
+                "Connections not admitted because their address held as many sockets as one may \
+                 (held unread for --hold-over-cap-seconds, then closed)",
                 Counter::default(),
+            ),
+            connections_held: registered(
+                r,
+                "connections_held",
+                "Connections over their address's socket cap held unread now",
+                Gauge::default(),
             ),
             connections_shed: registered(
                 r,
