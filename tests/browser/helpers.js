@@ -146,7 +146,22 @@ export async function startCluster(nodes = 3) {
   };
 }
 
+/**
+ * Starts Chromium. A Chromium that dies while starting, before any test has used it, is started
+ * once more, saying so: with both cores busy, one launch in about fifty ended in a segmentation
+ * fault inside Chromium (2026-12-07), which no test of ours could have caused.
+ */
 export async function launchBrowser() {
+  try {
+    return await launchOnce();
+  } catch (e) {
+    if (!/Target page, context or browser has been closed|process did exit/.test(e.message)) throw e;
+    console.error(`Chromium died while starting (${/signal=(\w+)/.exec(e.message)?.[1] ?? "no signal"}); starting it once more`);
+    return launchOnce();
+  }
+}
+
+function launchOnce() {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
   // Playwright gives every launch a fresh, temporary profile (its own --user-data-dir).
   return chromium.launch({
@@ -193,9 +208,50 @@ export async function ply(page) {
   return Number(await page.evaluate(() => document.body.dataset.ply || "0"));
 }
 
+/**
+ * What the page holds, for a wait's failure: the room's status and version, the ply, whose move,
+ * the page's seats, the armies, the result, the connection, the premoves and the moves' times, so
+ * that a wait that fails on a busy machine says what it saw instead of only that it waited.
+ */
+export async function pageState(page) {
+  return page
+    .evaluate(() => {
+      const s = window.fourkings?.state;
+      if (!s) return { page: location.pathname, state: "no room state" };
+      const g = s.game;
+      return {
+        page: location.pathname,
+        status: s.status,
+        v: s.v,
+        ply: g?.ply,
+        toMove: g?.to_move,
+        yourSeats: s.yourSeats,
+        armies: g?.armies,
+        result: g?.result ?? null,
+        clock: g?.clock,
+        legal: s.legal ? { seat: s.legal.seat, ply: s.legal.ply, moves: s.legal.moves?.length } : null,
+        premoves: s.premoves,
+        connection: document.querySelector(".conn-banner:not([hidden])")?.textContent ?? "connected",
+        layout: document.querySelector(".game-layout")?.className ?? "no game layout",
+        now: new Date().toISOString(),
+      };
+    })
+    .catch((e) => ({ state: `unreadable: ${e.message}` }));
+}
+
+/** Runs `wait`; when it fails, the error says `what` was awaited and what the page held then. */
+async function explained(page, what, wait) {
+  try {
+    return await wait();
+  } catch (e) {
+    e.message = `${e.message}\nwaited for ${what}; the page held ${JSON.stringify(await pageState(page))}`;
+    throw e;
+  }
+}
+
 /** Waits until the page has seen at least `n` plies. */
 export async function waitForPly(page, n, timeout = 15000) {
-  await page.waitForFunction((n) => Number(document.body.dataset.ply || "0") >= n, n, { timeout });
+  await explained(page, `ply ${n}`, () => page.waitForFunction((n) => Number(document.body.dataset.ply || "0") >= n, n, { timeout }));
 }
 
 /**
@@ -210,7 +266,7 @@ export async function caughtUpWith(page, other) {
 
 /** Waits until it is this page's move: its legal moves are on the board. */
 export async function waitForMyTurn(page, timeout = 15000) {
-  await page.waitForSelector(".game-layout.my-turn .board .sq.movable", { timeout });
+  await explained(page, "this page's turn", () => page.waitForSelector(".game-layout.my-turn .board .sq.movable", { timeout }));
 }
 
 const sq = (name) => `.board [data-square="${name}"]`;

@@ -559,18 +559,37 @@ impl Client {
         let req = self.req();
         self.send(&ClientRequest::new(req, ClientMessage::Ping))
             .await;
-        loop {
-            if let ServerMessage::Pong { req: r, .. } = self.next().await {
-                if r == req {
-                    return;
-                }
-            }
-        }
+        self.find(&format!("the pong of request {req}"), |m| match m {
+            ServerMessage::Pong { req: r, .. } if *r == req => Some(()),
+            _ => None,
+        })
+        .await;
     }
 
     /// The next server message (panics after [`WAIT`] or if the connection closed).
     pub async fn next(&mut self) -> ServerMessage {
         self.try_next().await.expect("a message from the server")
+    }
+
+    /// The first message that `pick` accepts, skipping others. When none comes within [`WAIT`] of
+    /// the last message, or the connection ends, it panics saying what it waited for (`what`) and
+    /// the messages it passed over, so that a failure on a slow machine tells what it saw.
+    pub async fn find<T>(
+        &mut self,
+        what: &str,
+        mut pick: impl FnMut(&ServerMessage) -> Option<T>,
+    ) -> T {
+        let mut passed = PassedOver::default();
+        loop {
+            let message = self
+                .try_next()
+                .await
+                .unwrap_or_else(|e| panic!("waited for {what}: {e:#}; {passed}"));
+            if let Some(found) = pick(&message) {
+                return found;
+            }
+            passed.push(&message);
+        }
     }
 
     /// The next server message, or why there is none (within [`WAIT`], however many heartbeat
@@ -715,11 +734,11 @@ impl Client {
 
     /// The next message that is a snapshot (others are skipped).
     pub async fn snapshot(&mut self) -> Snapshot {
-        loop {
-            if let ServerMessage::Snapshot(s) = self.next().await {
-                return *s;
-            }
-        }
+        self.find("a snapshot", |m| match m {
+            ServerMessage::Snapshot(s) => Some(s.as_ref().clone()),
+            _ => None,
+        })
+        .await
     }
 
     /// Sends a message under a fresh request id and returns the answer to it (ack or error),
@@ -742,13 +761,12 @@ impl Client {
 
     /// The ack or error for `req`, skipping other messages.
     pub async fn answer(&mut self, req: u64) -> ServerMessage {
-        loop {
-            match self.next().await {
-                m @ ServerMessage::Ack { req: r, .. } if r == req => return m,
-                m @ ServerMessage::Error { req: Some(r), .. } if r == req => return m,
-                _ => continue,
-            }
-        }
+        self.find(&format!("the answer to request {req}"), |m| match m {
+            ServerMessage::Ack { req: r, .. } if *r == req => Some(m.clone()),
+            ServerMessage::Error { req: Some(r), .. } if *r == req => Some(m.clone()),
+            _ => None,
+        })
+        .await
     }
 
     /// Sends a request that must succeed; returns the ack.
@@ -773,20 +791,20 @@ impl Client {
 
     /// The next room event (with its version), skipping acks, snapshots and legal moves.
     pub async fn event(&mut self) -> (u64, Event) {
-        loop {
-            if let ServerMessage::Event { v, event } = self.next().await {
-                return (v, event);
-            }
-        }
+        self.find("an event", |m| match m {
+            ServerMessage::Event { v, event } => Some((*v, event.clone())),
+            _ => None,
+        })
+        .await
     }
 
     /// The next legal-moves message.
     pub async fn legal_moves(&mut self) -> LegalMoves {
-        loop {
-            if let ServerMessage::LegalMoves { moves, .. } = self.next().await {
-                return moves;
-            }
-        }
+        self.find("the legal moves", |m| match m {
+            ServerMessage::LegalMoves { moves, .. } => Some(moves.clone()),
+            _ => None,
+        })
+        .await
     }
 
     /// Takes a seat and returns its token.
@@ -808,12 +826,11 @@ impl Client {
 
     /// The next event that `pick` accepts (others are skipped).
     pub async fn event_where<T>(&mut self, mut pick: impl FnMut(u64, &Event) -> Option<T>) -> T {
-        loop {
-            let (v, event) = self.event().await;
-            if let Some(found) = pick(v, &event) {
-                return found;
-            }
-        }
+        self.find("an event the test looks for", |m| match m {
+            ServerMessage::Event { v, event } => pick(*v, event),
+            _ => None,
+        })
+        .await
     }
 
     /// Reads for `wait`, answering the server's heartbeat pings (the WebSocket does it while
@@ -1108,4 +1125,48 @@ pub fn temp_dir(purpose: &str) -> TempDir {
         .prefix(&format!("fourkings-{purpose}-"))
         .tempdir()
         .expect("a temporary directory")
+}
+
+/// The messages a wait passed over, for its failure's message: how many, and the last few.
+#[derive(Default)]
+struct PassedOver {
+    count: usize,
+    last: std::collections::VecDeque<String>,
+}
+
+impl PassedOver {
+    /// How many of the messages passed over a failure shows.
+    const SHOWN: usize = 8;
+    /// How much of each it shows.
+    const CHARS: usize = 300;
+
+    fn push(&mut self, message: &ServerMessage) {
+        self.count += 1;
+        if self.last.len() == Self::SHOWN {
+            self.last.pop_front();
+        }
+        let mut text = serde_json::to_string(message).unwrap_or_else(|e| e.to_string());
+        if let Some((cut, _)) = text.char_indices().nth(Self::CHARS) {
+            text.truncate(cut);
+            text.push('…');
+        }
+        self.last.push_back(text);
+    }
+}
+
+impl std::fmt::Display for PassedOver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.count == 0 {
+            return f.write_str("no other message came meanwhile");
+        }
+        write!(
+            f,
+            "passed over {} messages meanwhile, the last of them:",
+            self.count
+        )?;
+        for text in &self.last {
+            write!(f, "\n  {text}")?;
+        }
+        Ok(())
+    }
 }

@@ -23,8 +23,6 @@ pub const IMAGE: &str = "localhost/fourkings:latest";
 pub struct Podman {
     /// The `containers.conf` every podman command here reads.
     conf: PathBuf,
-    /// Keeps the folder of `conf`.
-    _dir: tempfile::TempDir,
 }
 
 /// How long the image's build took, the first time [`Podman::image`] was asked in this process.
@@ -59,10 +57,16 @@ impl Podman {
             "the container tests run podman as root (rootless podman needs user namespaces and \
              the base images need debootstrap, which needs root): run them as root"
         );
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let conf = dir.path().join("containers.conf");
+        // Beside the test binaries, not in a temporary folder: this value lives in a static,
+        // which is never dropped, so a temporary folder would be left behind by every run.
+        let conf = std::env::current_exe()
+            .expect("the test binary's path")
+            .parent()
+            .and_then(Path::parent)
+            .expect("the test binary is in target/<profile>/deps")
+            .join("podman-containers.conf");
         std::fs::write(&conf, containers_conf()).expect("writing containers.conf");
-        let podman = Podman { conf, _dir: dir };
+        let podman = Podman { conf };
         let info = podman
             .command(&["info", "--format", "{{.Host.OCIRuntime.Name}}"])
             .output();

@@ -358,6 +358,18 @@ impl Drop for TestPostgres {
             drop(input);
             let _ = guardian.wait();
         }
+        // Removed here rather than by the folder's own drop, which keeps quiet when it fails: a
+        // folder was once left behind inside the whole suite, and this says why if it is again.
+        // A second try covers a file the server's last process wrote while the first went on.
+        let path = self.dir.path();
+        if let Err(first) = std::fs::remove_dir_all(path) {
+            if let Err(again) = std::fs::remove_dir_all(path) {
+                eprintln!(
+                    "fourkings-tests: the PostgreSQL folder {} was not removed: {first}; then {again}",
+                    path.display()
+                );
+            }
+        }
     }
 }
 

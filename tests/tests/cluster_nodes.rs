@@ -11,8 +11,9 @@ use fourkings_tests::{Client, ServerProcess, Table, WAIT, eventually, seat};
 /// The opening every test plays: one move of each seat.
 const OPENING: [(u8, &str); 4] = [(0, "h2h4"), (1, "b7c7"), (2, "g13g12"), (3, "m8l8")];
 
-/// A lease the tests wait out.
-const LEASE: Duration = Duration::from_secs(1);
+/// A lease the tests wait out. A node renews its leases every third of it: 1.5 s leaves a renewal
+/// a second of margin on a busy machine (tests/README.md).
+const LEASE: Duration = Duration::from_millis(1_500);
 
 /// A lease no test waits out: a room that moves sooner was handed over.
 const LONG_LEASE: Duration = Duration::from_secs(60);
@@ -215,7 +216,7 @@ async fn a_stopping_node_tells_the_people_it_relays_to_reconnect() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_cut_off_from_its_database_says_so_and_gives_its_rooms_up_after_a_lease() {
     let database = TestPostgres::start();
-    let node = fourkings_tests::TestServer::node(&database, Duration::from_millis(500)).await;
+    let node = fourkings_tests::TestServer::node(&database, LEASE).await;
     let mut table = Table::seat_four_through(&[&node.base], &SettingsPatch::default()).await;
     let id = table.room.id.clone();
     table.play_opening(&OPENING[..1]).await;

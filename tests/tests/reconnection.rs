@@ -199,8 +199,10 @@ async fn duo_stops_its_clocks_for_the_grace_period_then_the_other_team_may_claim
 
 on_every_store!(heartbeats_find_a_dead_connection_within_a_few_heartbeats);
 async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats(store: Store) {
+    // Heartbeats of 0.5 s: the three players who read must answer theirs within three of them
+    // (1.5 s) while the table is set up, a margin that held with both cores kept busy.
     let server = TestServer::on(store, |c| {
-        c.heartbeat_seconds = 0.1;
+        c.heartbeat_seconds = 0.5;
         c.grace_seconds = 10.0;
     })
     .await;
@@ -213,8 +215,9 @@ async fn heartbeats_find_a_dead_connection_within_a_few_heartbeats(store: Store)
         presence_of(&mut table.players[0], seat(3)).await,
         Presence::Away
     );
+    // Three heartbeats of silence, and a margin for a busy machine.
     assert!(
-        started.elapsed() < Duration::from_secs(2),
+        started.elapsed() < Duration::from_secs(5),
         "found within a few heartbeats: {:?}",
         started.elapsed()
     );
@@ -229,13 +232,15 @@ on_every_store!(a_quiet_client_that_answers_pings_stays_connected);
 /// heartbeat, and stays connected: the writer's heartbeat timer sets itself anew after every
 /// ping, a heartbeat later.
 async fn a_quiet_client_that_answers_pings_stays_connected(store: Store) {
-    let server = TestServer::on(store, |c| c.heartbeat_seconds = 0.05).await;
+    // Heartbeats of 0.2 s: the client's answer has three of them (0.6 s) to arrive, a margin
+    // that held with both cores kept busy.
+    let server = TestServer::on(store, |c| c.heartbeat_seconds = 0.2).await;
     let room = server.create_room(&SettingsPatch::default()).await;
     let (mut client, _) = server.connect(&room.id).await;
     // Ten heartbeats, more than three times the silence that drops a client that answers
     // nothing: the scenario is the passing time itself.
     let pings = client
-        .pings_within(Duration::from_millis(500))
+        .pings_within(Duration::from_secs(2))
         .await
         .expect("still connected, and sent nothing but pings");
     // At most one a heartbeat (and one more for where the window starts); at least half of

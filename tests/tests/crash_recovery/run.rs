@@ -22,13 +22,16 @@ use crate::specs::{Spec, Stage, Twist, specs};
 /// the capture and the restart, short enough to be a real clock.
 const TIME_UNIT_MS: &str = "150";
 /// How long the server stays dead: time that must not count against any clock.
-const DOWNTIME: Duration = Duration::from_secs(2);
-/// The nodes' lease on a cluster, well inside the downtime: the node started after it finds
-/// every lease run out.
-const LEASE_SECONDS: &str = "0.6";
-/// How long before its end a node may last have renewed its leases (a third of the lease): the
-/// moment its rooms' time stands still from, which can come before the marker.
-const LAST_RENEWAL: Duration = Duration::from_millis(200);
+const DOWNTIME: Duration = Duration::from_millis(2_500);
+/// The nodes' lease on a cluster, inside the downtime: the node started after it finds every
+/// lease run out. A node renews every third of it: 1.5 s leaves a renewal a second of margin on a
+/// busy machine (with 0.6 s, a renewal 0.4 s late would give the rooms up before the kill).
+const LEASE_SECONDS: &str = "1.5";
+/// How long before its end a node may last have renewed its leases: the moment its rooms' time
+/// stands still from, which can come before the marker. Renewals come every third of the lease,
+/// or later on a busy machine; a node that went a whole lease without one would have given its
+/// rooms up, so a lease is the bound that holds.
+const LAST_RENEWAL: Duration = Duration::from_millis(1_500);
 
 /// Runs `set_up`, `capture` or `recover` for many rooms at once.
 async fn for_all<F, Fut>(rooms: Vec<Room>, run: F) -> Result<Vec<Room>>
