@@ -427,7 +427,13 @@ async fn a_room_moves_to_the_node_its_first_connection_reaches_and_later_ones_ar
     let database = TestPostgres::start();
     let mut nodes = Vec::new();
     for _ in 0..3 {
-        nodes.push(TestServer::node(&database, LONG).await);
+        // A node waits for another's answer as long as for its storage (2 s by default). With
+        // both cores busy the room once ended at another node (epoch 2 there), as when a
+        // handover's answer comes after the asking node gave up and relayed the connection to
+        // the creator, which adopts the room again. 10 s leaves that race its margin.
+        nodes.push(
+            TestServer::node_with(&database, LONG, |c| c.storage_timeout_seconds = 10.0).await,
+        );
     }
     let room = nodes[0].create_room(&SettingsPatch::default()).await;
     let lease = || {
