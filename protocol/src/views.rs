@@ -157,7 +157,8 @@ pub enum ArmyState {
     KingWalking,
     /// Out: its pieces are grey.
     Out,
-    /// Not on this board (Blue and Green in Duo).
+    /// Reserved for a seat with no army on the board: no preset sends it (in Duo each of the four
+    /// seats shows the state of its colour's army).
     Absent,
 }
 

@@ -389,3 +389,92 @@ async fn the_server_serves_the_schema_the_types_make() {
         assert!(document["$defs"][name].is_object(), "$defs has {name}");
     }
 }
+
+/// The table of each preset's defaults, as `(field, [(preset, JSON value)])` rows.
+fn preset_defaults() -> Vec<(String, Vec<(String, Value)>)> {
+    let section = DOC
+        .split_once("\n#### Each preset's defaults\n")
+        .expect("protocol/README.md has a table of each preset's defaults")
+        .1;
+    let mut rows = section
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .map(|row| {
+            row.split('|')
+                .skip(1)
+                .map(|cell| cell.trim().trim_matches('`').to_owned())
+                .filter(|cell| !cell.is_empty())
+                .collect::<Vec<_>>()
+        });
+    let presets = rows.next().expect("a header row")[1..].to_vec();
+    rows.skip(1)
+        .map(|cells| {
+            let values = presets
+                .iter()
+                .zip(&cells[1..])
+                .map(|(preset, cell)| {
+                    let value = serde_json::from_str(cell)
+                        .unwrap_or_else(|e| panic!("{}: {cell} is not JSON: {e}", cells[0]));
+                    (preset.clone(), value)
+                })
+                .collect();
+            (cells[0].clone(), values)
+        })
+        .collect()
+}
+
+/// The table of each preset's defaults says what a room of the preset alone starts with: every
+/// field, every preset.
+#[tokio::test]
+async fn each_presets_defaults_are_what_the_server_gives() {
+    let table = preset_defaults();
+    let server = fourkings_tests::TestServer::start().await;
+    let mut presets = BTreeSet::new();
+    let mut fields = BTreeSet::new();
+    for (field, values) in &table {
+        fields.insert(field.clone());
+        for (preset, expected) in values {
+            presets.insert(preset.clone());
+            let patch = SettingsPatch {
+                preset: Some(preset.clone()),
+                ..SettingsPatch::default()
+            };
+            let room = server.create_room(&patch).await;
+            let info: Value = server
+                .get(&format!("/api/rooms/{}", room.id))
+                .await
+                .json()
+                .await
+                .unwrap();
+            assert_eq!(
+                &info["settings"][field], expected,
+                "{preset}'s {field}: the server gives {}, the table says {expected}",
+                info["settings"][field]
+            );
+        }
+    }
+    let room = server.create_room(&SettingsPatch::default()).await;
+    let info: Value = server
+        .get(&format!("/api/rooms/{}", room.id))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let every_field: BTreeSet<String> = info["settings"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|field| *field != "preset")
+        .cloned()
+        .collect();
+    assert_eq!(fields, every_field, "the table has a row for every setting");
+    let every_preset: BTreeSet<String> = fourkings_engine::Preset::ALL
+        .iter()
+        .map(|preset| preset.to_string())
+        .collect();
+    assert_eq!(
+        presets, every_preset,
+        "the table has a column for every preset"
+    );
+}
