@@ -25,6 +25,10 @@ test("a resignation waits for the partner, who refuses, then agrees", async () =
   await red.page.click('[data-action="start"]');
   await waitForMyTurn(red.page);
   await playSomething(red.page, [["h2", "h3"]]);
+  // Blue's CPU moves next, and a move ends a waiting resignation: Red asks once Yellow, a person,
+  // is to move, so that nothing moves meanwhile. (With both cores busy the CPU once moved after
+  // the request, and the partner's buttons went with it.)
+  await waitForMyTurn(yellow.page);
 
   await red.page.click('[data-action="resign"]');
   assert.match(await red.page.locator("dialog").innerText(), /partner/);
